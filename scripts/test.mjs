@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// npm test: runs every test runner with a JSON report, then prints one summary line summed over
+// all of them, so a run that executed nothing (or skipped work) is visible at a glance.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const reports = join(root, 'test-results');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+const runners = [
+  {
+    name: 'vitest',
+    command: [
+      'node_modules/.bin/vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${join(reports, 'vitest.json')}`,
+    ],
+    report: join(reports, 'vitest.json'),
+    enabled: true,
+  },
+  {
+    name: 'playwright',
+    command: ['node_modules/.bin/playwright', 'test', '--config', 'e2e/playwright.config.ts'],
+    report: join(reports, 'playwright.json'),
+    // The browser suite exists once the web app does (issue 8).
+    enabled: existsSync(join(root, 'e2e', 'playwright.config.ts')),
+  },
+];
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let broken = false;
+for (const runner of runners) {
+  if (!runner.enabled) {
+    console.log(`\n[test] ${runner.name}: no suite in this checkout (not a skip: nothing exists to run)`);
+    continue;
+  }
+  console.log(`\n[test] ${runner.name}: ${runner.command.join(' ')}`);
+  const run = spawnSync(runner.command[0], runner.command.slice(1), {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: runner.report },
+  });
+  const counts = readCounts(runner);
+  if (!counts) {
+    console.error(
+      `[test] ${runner.name}: no JSON report at ${runner.report} (exit ${run.status ?? run.signal})`,
+    );
+    broken = true;
+    continue;
+  }
+  if (run.status !== 0 && counts.failed === 0) {
+    // A crash or a file that failed to load: count it, never report it as green.
+    console.error(`[test] ${runner.name}: exited with ${run.status ?? run.signal} although no test failed`);
+    counts.failed = 1;
+  }
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  totals.skipped += counts.skipped;
+}
+
+function readCounts(runner) {
+  if (!existsSync(runner.report)) return undefined;
+  const report = JSON.parse(readFileSync(runner.report, 'utf8'));
+  if (runner.name === 'vitest') {
+    return {
+      passed: report.numPassedTests,
+      failed: report.numFailedTests,
+      skipped: report.numPendingTests + report.numTodoTests,
+    };
+  }
+  const stats = report.stats ?? {};
+  return {
+    passed: stats.expected ?? 0,
+    failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0),
+    skipped: stats.skipped ?? 0,
+  };
+}
+
+const executed = totals.passed + totals.failed;
+if (executed === 0) {
+  console.error('[test] no test was executed');
+  broken = true;
+}
+console.log('');
+console.log(
+  `tests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped > 0 ? `, ${totals.skipped} skipped` : ''}`,
+);
+process.exit(broken || totals.failed > 0 ? 1 : 0);
