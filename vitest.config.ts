@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// Workspace packages export their TypeScript sources under the 'ferry-source' condition, so tests
+// run against src/ without a build step. Tests run server-side, so the server conditions apply;
+// 'module' is left out on purpose: it picks packages' untranspiled ESM builds (the AWS SDK's
+// dist-es) that Node cannot load.
 export default defineConfig({
-  resolve: {
-    // Workspace packages export their TypeScript sources under this condition, so tests run
-    // against src/ without a build step.
-    conditions: ['ferry-source'],
-  },
+  ssr: { resolve: { conditions: ['ferry-source', 'node', 'development|production'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
     testTimeout: 30_000,

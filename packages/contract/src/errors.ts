@@ -54,6 +54,13 @@ export const ERROR_CODES = {
     retryable: false,
     suggestion: 'Delete files you no longer need from My Files',
   },
+  E_RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    reason: 'RangeNotSatisfiable',
+    message: 'Requested range not satisfiable',
+    retryable: false,
+    suggestion: 'Ask for a byte range inside the file',
+  },
   E_INVALID_INPUT: {
     status: 400,
     reason: 'InvalidInput',

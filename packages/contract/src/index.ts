@@ -104,3 +104,4 @@ export type {
   RejectedOutput,
   ToolOutcome,
 } from './tool-outcome.js';
+export { isValidUsername, USERNAME_PATTERN } from './username.js';

@@ -24,8 +24,16 @@ export interface BlobPutOptions {
  * Contract every driver keeps (checked by test/blob/driver-suite.ts):
  * - `put` is atomic: until it resolves, `get`/`stat` of the key see the previous state; if the
  *   input stream errors or the signal aborts, it rejects and leaves no partial bytes anywhere.
+ *   It rejects with the input's own error, or with an `AbortError` for an abort, and destroys
+ *   `body` whenever it rejects.
  * - `get` streams; it never buffers the whole blob. A missing key rejects with code 'ENOENT'.
+ *   A range rejects with code 'ERANGE' (a RangeError) when start < 0, end < start, either is not
+ *   an integer, or start >= size of a non-empty blob; an end past the last byte is clamped, and
+ *   any range of an empty blob is an empty stream.
  * - `delete` of a missing key succeeds (idempotent).
+ * - Keys are checked by `assertBlobKey` (keys.ts) on every method: segments of `[A-Za-z0-9._-]`
+ *   not starting with `.`, joined by single `/`; anything else rejects with code 'EINVAL'.
+ * Errors carry these codes through `createBlobError` (errors.ts); test them with `isBlobError`.
  */
 export interface BlobDriver {
   readonly name: string;

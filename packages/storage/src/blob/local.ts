@@ -1,0 +1,231 @@
+// Local disk blob driver, the embedded default. A put streams into `<root>/.tmp/`, fsyncs the file,
+// renames it onto `<root>/<key>` and fsyncs the directory: rename is atomic on one filesystem, so a
+// crash at any point leaves either the previous blob or the new one under the key, and at worst a
+// temp file that `sweepPartials` removes. Readers keep their open file, so an overwrite never
+// changes the bytes of a read already under way.
+
+import { randomUUID } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { mkdir, open, opendir, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { addAbortSignal, type Readable } from 'node:stream';
+import type { BlobDriver, BlobPutOptions, BlobStat, ByteRange } from './driver.js';
+import { createAbortError, createBlobError, createOptionError } from './errors.js';
+import { assertBlobKey, assertBlobPrefix, assertByteRange, assertRangeWithinSize } from './keys.js';
+
+const DRIVER_NAME = 'local';
+const TEMP_DIR = '.tmp';
+const TEMP_SUFFIX = '.part';
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+/**
+ * Larger than fs's 64 KiB default for fewer syscalls on multi-GiB reads; not larger still, as each
+ * concurrent download holds up to this much.
+ */
+const READ_HIGH_WATER_MARK = 256 * 1024;
+
+export interface LocalBlobDriverOptions {
+  /**
+   * Directory that holds the blobs, e.g. `./.ferry/blobs`; resolved against the working directory
+   * once, when the driver is created. Created (mode 0700) on the first put. Temp files live in its
+   * `.tmp/` subdirectory, on the same filesystem so that rename stays atomic.
+   */
+  root: string;
+}
+
+export function createLocalBlobDriver(options: LocalBlobDriverOptions): BlobDriver {
+  if (typeof options?.root !== 'string' || options.root === '') {
+    throw createOptionError(DRIVER_NAME, 'root');
+  }
+  const root = resolve(options.root);
+  const tempDir = join(root, TEMP_DIR);
+  // Temp files of puts still running in this process; sweepPartials never removes them.
+  const active = new Set<string>();
+
+  const pathOf = (key: string): string => {
+    assertBlobKey(DRIVER_NAME, key);
+    return join(root, ...key.split('/'));
+  };
+
+  return {
+    name: DRIVER_NAME,
+
+    async put(key: string, body: Readable, putOptions: BlobPutOptions = {}): Promise<{ size: number }> {
+      const { signal } = putOptions;
+      const tempPath = join(tempDir, `${randomUUID()}${TEMP_SUFFIX}`);
+      let handle: FileHandle | undefined;
+      active.add(tempPath);
+      try {
+        const target = pathOf(key);
+        if (signal?.aborted) throw createAbortError(DRIVER_NAME, signal);
+        await mkdir(tempDir, { recursive: true, mode: DIR_MODE });
+        await mkdir(dirname(target), { recursive: true, mode: DIR_MODE });
+        handle = await open(tempPath, 'wx', FILE_MODE);
+        const size = await writeAll(handle, signal ? addAbortSignal(signal, body) : body);
+        // An abort that lands after the last byte still wins until the rename commits the blob.
+        if (signal?.aborted) throw createAbortError(DRIVER_NAME, signal);
+        await handle.sync();
+        await handle.close();
+        handle = undefined;
+        await rename(tempPath, target);
+        await syncDirectory(dirname(target));
+        return { size };
+      } catch (error) {
+        body.destroy();
+        await handle?.close().catch(() => undefined);
+        await unlink(tempPath).catch(() => undefined);
+        throw error;
+      } finally {
+        active.delete(tempPath);
+      }
+    },
+
+    async get(key: string, range?: ByteRange): Promise<Readable> {
+      const path = pathOf(key);
+      if (range) assertByteRange(DRIVER_NAME, range);
+      let handle: FileHandle;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        throw isMissing(error) ? notFound(key, error) : error;
+      }
+      try {
+        const info = await handle.stat();
+        // A key that names a directory of other blobs is not a blob.
+        if (!info.isFile()) throw notFound(key);
+        if (range) assertRangeWithinSize(DRIVER_NAME, key, range, info.size);
+        // The stream owns the handle from here (autoClose) and reads the inode opened above, so a
+        // concurrent overwrite (a rename onto the path) does not change what this reader sees.
+        return handle.createReadStream({
+          start: range?.start,
+          end: range?.end,
+          highWaterMark: READ_HIGH_WATER_MARK,
+        });
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        throw error;
+      }
+    },
+
+    async stat(key: string): Promise<BlobStat | null> {
+      const path = pathOf(key);
+      try {
+        const info = await stat(path);
+        return info.isFile() ? { size: info.size } : null;
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+    },
+
+    async delete(key: string): Promise<void> {
+      const path = pathOf(key);
+      try {
+        await unlink(path);
+      } catch (error) {
+        // EISDIR: the key names a directory of other blobs, so there is no blob to delete.
+        if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return;
+        throw error;
+      }
+      // Empty parent directories are left in place on purpose: removing them would race with a
+      // concurrent put into the same directory (its mkdir done, its rename not yet).
+    },
+
+    list(prefix: string): AsyncIterable<string> {
+      assertBlobPrefix(DRIVER_NAME, prefix);
+      // Walk only the directory that can hold matches, then filter on the full string prefix.
+      const slash = prefix.lastIndexOf('/');
+      const base = slash === -1 ? '' : prefix.slice(0, slash);
+      return walk(base === '' ? root : join(root, ...base.split('/')), base, prefix);
+    },
+
+    async sweepPartials(olderThanMs: number): Promise<number> {
+      const cutoff = Date.now() - olderThanMs;
+      let removed = 0;
+      let dir: Awaited<ReturnType<typeof opendir>>;
+      try {
+        dir = await opendir(tempDir);
+      } catch (error) {
+        if (isMissing(error)) return 0;
+        throw error;
+      }
+      for await (const entry of dir) {
+        if (!entry.name.endsWith(TEMP_SUFFIX)) continue;
+        const path = join(tempDir, entry.name);
+        if (active.has(path)) continue;
+        try {
+          const info = await stat(path);
+          if (info.mtimeMs > cutoff) continue;
+          await unlink(path);
+          removed += 1;
+        } catch (error) {
+          // Gone already: another sweeper, or its put just failed and cleaned up.
+          if (!isMissing(error)) throw error;
+        }
+      }
+      return removed;
+    },
+  };
+}
+
+async function* walk(dirPath: string, keyBase: string, prefix: string): AsyncGenerator<string> {
+  let dir: Awaited<ReturnType<typeof opendir>>;
+  try {
+    dir = await opendir(dirPath);
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  for await (const entry of dir) {
+    // Dot names are never keys (see keys.ts); this skips `.tmp/` at the root.
+    if (entry.name.startsWith('.')) continue;
+    const key = keyBase === '' ? entry.name : `${keyBase}/${entry.name}`;
+    if (entry.isDirectory()) {
+      // Descend only where a key under this directory can still match the prefix.
+      const asDir = `${key}/`;
+      if (asDir.startsWith(prefix) || prefix.startsWith(asDir)) {
+        yield* walk(join(dirPath, entry.name), key, prefix);
+      }
+    } else if (entry.isFile() && key.startsWith(prefix)) {
+      yield key;
+    }
+  }
+}
+
+/**
+ * Copies the stream into the file, one chunk at a time, so memory stays at one chunk whatever the
+ * size. Written by hand rather than with a WriteStream so that the handle stays open for the
+ * fsync before rename, and the errors of body, abort and disk all surface here.
+ */
+async function writeAll(handle: FileHandle, body: AsyncIterable<Buffer | string>): Promise<number> {
+  let size = 0;
+  for await (const data of body) {
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+    // write(2) on a regular file may still write less than asked (e.g. near a quota).
+    for (let offset = 0; offset < chunk.length; ) {
+      const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+      offset += bytesWritten;
+    }
+    size += chunk.length;
+  }
+  return size;
+}
+
+/** Makes a rename durable: the new directory entry is on disk once this resolves. */
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function notFound(key: string, cause?: unknown) {
+  return createBlobError(DRIVER_NAME, 'ENOENT', `no blob at key ${JSON.stringify(key)}`, { cause });
+}

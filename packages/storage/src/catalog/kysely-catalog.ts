@@ -1,0 +1,97 @@
+import { type Kysely, sql } from 'kysely';
+import type { CatalogDeps } from './catalog-deps.js';
+import { fileWrites } from './file-writes.js';
+import { listFiles } from './list-files.js';
+import { migrateCatalog } from './migrations.js';
+import { toFileRecord, toNumber } from './rows.js';
+import { sweeperQueries } from './sweeper-queries.js';
+import type { CatalogTables } from './tables.js';
+import type { CatalogTraits } from './traits.js';
+import type { Catalog, FileRecord } from './types.js';
+import { userMethods } from './users.js';
+
+export interface KyselyCatalogOptions {
+  /** Clock for `created_at`. @default () => new Date() */
+  now?: () => Date;
+}
+
+/**
+ * The catalog, written once over Kysely. Dialect factories (sqlite.ts, postgres.ts) pass the
+ * Kysely instance and the traits that say how their values and errors look. Every owner-facing
+ * query below starts from `owner = ?`; the cross-owner ones live in sweeper-queries.ts.
+ */
+export function createKyselyCatalog(
+  db: Kysely<CatalogTables>,
+  traits: CatalogTraits,
+  options: KyselyCatalogOptions = {},
+): Catalog {
+  const deps: CatalogDeps = { db, traits, now: options.now ?? (() => new Date()) };
+  const owned = (owner: string) =>
+    db.selectFrom('files').selectAll().where('owner', '=', owner).where('status', '=', 'ready');
+
+  const get = async (owner: string, id: string): Promise<FileRecord | undefined> => {
+    const row = await owned(owner).where('id', '=', id).executeTakeFirst();
+    return row && toFileRecord(row);
+  };
+
+  return {
+    dialect: traits.dialect,
+    migrate: () => migrateCatalog(db as Kysely<unknown>, traits),
+    ...userMethods(deps),
+    ...fileWrites(deps, get),
+    get,
+
+    async latestByName(owner, name) {
+      const row = await owned(owner)
+        .where('name', '=', name)
+        .orderBy('version', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toFileRecord(row);
+    },
+
+    async versions(owner, name) {
+      const rows = await owned(owner).where('name', '=', name).orderBy('version', 'desc').execute();
+      return rows.map(toFileRecord);
+    },
+
+    list: (owner, listOptions) => listFiles(db, traits, owner, listOptions),
+
+    async delete(owner, id) {
+      const rows = await db
+        .deleteFrom('files')
+        .where('owner', '=', owner)
+        .where('id', '=', id)
+        .returning('blob_key')
+        .execute();
+      return rows.map((r) => r.blob_key);
+    },
+
+    async deleteAllVersions(owner, name) {
+      const rows = await db
+        .deleteFrom('files')
+        .where('owner', '=', owner)
+        .where('name', '=', name)
+        .where('status', '=', 'ready')
+        .returning('blob_key')
+        .execute();
+      return rows.map((r) => r.blob_key);
+    },
+
+    async usage(owner) {
+      const row = await db
+        .selectFrom('files')
+        .select(({ fn }) => [fn.coalesce(fn.sum('size'), sql.lit(0)).as('bytes'), fn.countAll().as('count')])
+        .where('owner', '=', owner)
+        .where('status', '=', 'ready')
+        .executeTakeFirst();
+      return {
+        bytes: toNumber(row?.bytes as number | string),
+        count: toNumber(row?.count as number | string),
+      };
+    },
+
+    ...sweeperQueries(deps),
+    close: () => db.destroy(),
+  };
+}

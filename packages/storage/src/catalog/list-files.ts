@@ -1,0 +1,77 @@
+import { FerryError } from '@ferry/contract';
+import { type Kysely, sql } from 'kysely';
+import { toFileRecord, toNumber } from './rows.js';
+import type { CatalogTables } from './tables.js';
+import type { CatalogTraits } from './traits.js';
+import type { ListOptions, ListResult } from './types.js';
+
+const MAX_LIMIT = 1000;
+const SOURCES = new Set(['uploaded', 'generated', 'deferred']);
+
+/** My Files listing: one owner's ready rows, filtered, sorted and paged. */
+export async function listFiles(
+  db: Kysely<CatalogTables>,
+  traits: CatalogTraits,
+  owner: string,
+  options: ListOptions = {},
+): Promise<ListResult> {
+  const { sort = 'name', order = 'asc', limit = 100, offset = 0 } = options;
+  checkOptions(options, limit, offset);
+
+  let query = db.selectFrom('files').where('files.owner', '=', owner).where('files.status', '=', 'ready');
+  if (options.source !== undefined) query = query.where('files.source', '=', options.source);
+  if (options.sessionId !== undefined) query = query.where('files.session_id', '=', options.sessionId);
+  if (options.query !== undefined && options.query !== '') {
+    // '!' escapes the pattern so a name search for "100%_done" means those characters.
+    // SQLite's lower() folds ASCII only; PostgreSQL's folds all of Unicode.
+    const pattern = `%${options.query.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    query = query.where(sql<boolean>`lower(${sql.ref('files.name')}) like ${pattern} escape '!'`);
+  }
+  if (options.allVersions !== true) {
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('files as newer')
+            .select('newer.id')
+            .whereRef('newer.owner', '=', 'files.owner')
+            .whereRef('newer.name', '=', 'files.name')
+            .where('newer.status', '=', 'ready')
+            .whereRef('newer.version', '>', 'files.version'),
+        ),
+      ),
+    );
+  }
+
+  const counted = await query.select(({ fn }) => fn.countAll().as('total')).executeTakeFirst();
+  const collate = sql.raw(`collate ${traits.binaryCollation}`);
+  const byName = sql`lower(${sql.ref('files.name')}) ${collate}`;
+  const nameExact = sql`${sql.ref('files.name')} ${collate}`;
+
+  let page = query.selectAll('files');
+  if (sort === 'created') page = page.orderBy('files.created_at', order);
+  if (sort === 'size') page = page.orderBy('files.size', order);
+  // Name is the primary key for 'name' and the tie-break for the others, so pages never overlap.
+  page = page
+    .orderBy(byName, order)
+    .orderBy(nameExact, order)
+    .orderBy('files.version', 'desc')
+    .orderBy('files.id', 'asc');
+  const rows = await page.limit(limit).offset(offset).execute();
+
+  return { items: rows.map(toFileRecord), total: toNumber(counted?.total as number | string | undefined) };
+}
+
+function checkOptions(options: ListOptions, limit: number, offset: number): void {
+  const bad = (field: string, why: string): never => {
+    throw new FerryError('E_INVALID_INPUT', `Invalid list option ${field}: ${why}`, { field });
+  };
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) bad('limit', `expected 1..${MAX_LIMIT}`);
+  if (!Number.isInteger(offset) || offset < 0) bad('offset', 'expected an integer >= 0');
+  if (options.sort !== undefined && !['name', 'created', 'size'].includes(options.sort)) {
+    bad('sort', "expected 'name', 'created' or 'size'");
+  }
+  if (options.order !== undefined && options.order !== 'asc' && options.order !== 'desc') {
+    bad('order', "expected 'asc' or 'desc'");
+  }
+  if (options.source !== undefined && !SOURCES.has(options.source)) bad('source', 'unknown source');
+}

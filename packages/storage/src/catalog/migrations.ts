@@ -1,0 +1,96 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { CatalogTraits } from './traits.js';
+
+// One migration list for every dialect. Column types that SQLite lacks come from the traits;
+// everything else (constraints, partial unique index, indexes) is the same DDL on both.
+// Append new migrations; never edit one that has shipped.
+
+export function catalogMigrations(traits: CatalogTraits): Record<string, Migration> {
+  const timestamp = traits.nativeTimestamps ? 'timestamptz' : 'text';
+  const bool = traits.nativeBooleans ? 'boolean' : 'integer';
+
+  return {
+    '0001_users_and_files': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('username', 'text', (c) => c.notNull().unique())
+          .addColumn('created_at', timestamp, (c) => c.notNull())
+          .addColumn('quota_bytes', 'bigint')
+          .addColumn('flags', 'text')
+          .execute();
+
+        await db.schema
+          .createTable('files')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('owner', 'text', (c) => c.notNull().references('users.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('version', 'integer')
+          .addColumn('size', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('mime', 'text', (c) => c.notNull())
+          .addColumn('sha256', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('source', 'text', (c) => c.notNull())
+          .addColumn('category', 'text')
+          .addColumn('description', 'text')
+          .addColumn('session_id', 'text')
+          .addColumn('persist', bool, (c) => c.notNull())
+          .addColumn('expires_at', timestamp)
+          .addColumn('created_at', timestamp, (c) => c.notNull())
+          .addColumn('info', 'text')
+          .addColumn('blob_key', 'text', (c) => c.notNull().unique())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addCheckConstraint('files_source_check', sql`source in ('uploaded', 'generated', 'deferred')`)
+          .addCheckConstraint('files_status_check', sql`status in ('pending', 'ready')`)
+          .addCheckConstraint('files_ready_version_check', sql`status = 'pending' or version >= 1`)
+          .execute();
+
+        // The guard that makes concurrent finalize safe: two writers that pick the same next
+        // version cannot both commit; the loser retries (see finalize in kysely-catalog.ts).
+        await db.schema
+          .createIndex('files_owner_name_version_ready')
+          .on('files')
+          .columns(['owner', 'name', 'version'])
+          .unique()
+          .where(sql.ref('status'), '=', 'ready')
+          .execute();
+        // Plain indexes too: SQLite cannot match a partial index to a query whose status is a
+        // bound parameter.
+        await db.schema.createIndex('files_owner_name').on('files').columns(['owner', 'name']).execute();
+        await db.schema
+          .createIndex('files_owner_created_at')
+          .on('files')
+          .columns(['owner', 'created_at'])
+          .execute();
+        await db.schema.createIndex('files_expires_at').on('files').column('expires_at').execute();
+        await db.schema.createIndex('files_session_id').on('files').column('session_id').execute();
+        await db.schema
+          .createIndex('files_status_created_at')
+          .on('files')
+          .columns(['status', 'created_at'])
+          .execute();
+      },
+    },
+  };
+}
+
+/** Brings the schema to the latest migration; a no-op when it is already there. */
+export async function migrateCatalog(db: Kysely<unknown>, traits: CatalogTraits): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => catalogMigrations(traits) };
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(traits.schema === undefined ? {} : { migrationTableSchema: traits.schema }),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`catalog migration ${failed ?? ''} failed on ${traits.dialect}: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

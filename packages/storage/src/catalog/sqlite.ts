@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { createKyselyCatalog, type KyselyCatalogOptions } from './kysely-catalog.js';
+import type { CatalogTables } from './tables.js';
+import { type CatalogTraits, errorCode } from './traits.js';
+import type { Catalog } from './types.js';
+
+export interface SqliteCatalogOptions extends KyselyCatalogOptions {
+  /** Database file; missing parent directories are created. `':memory:'` for a throwaway catalog. */
+  filename: string;
+  /** How long a write waits for another process holding the lock. @default 5000 */
+  busyTimeoutMs?: number;
+  /** Run migrations before returning. @default true */
+  migrate?: boolean;
+}
+
+export const sqliteCatalogTraits: CatalogTraits = Object.freeze({
+  dialect: 'sqlite',
+  nativeBooleans: false,
+  nativeTimestamps: false,
+  binaryCollation: 'binary',
+  isUniqueViolation: (error: unknown) =>
+    errorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  isForeignKeyViolation: (error: unknown) => errorCode(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+});
+
+/** The embedded default: one file, no server. */
+export async function createSqliteCatalog(options: SqliteCatalogOptions): Promise<Catalog> {
+  if (typeof options?.filename !== 'string' || options.filename === '') {
+    throw new Error('[catalog] [sqlite] option "filename" is required');
+  }
+  if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+  const database = new Database(options.filename);
+  // WAL lets readers run beside the writer; busy_timeout makes a second process wait for the
+  // write lock instead of failing at once; SQLite leaves foreign keys off unless asked.
+  database.pragma('journal_mode = WAL');
+  database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  database.pragma('foreign_keys = ON');
+
+  const db = new Kysely<CatalogTables>({ dialect: new SqliteDialect({ database }) });
+  const catalog = createKyselyCatalog(db, sqliteCatalogTraits, options);
+  if (options.migrate !== false) {
+    try {
+      await catalog.migrate();
+    } catch (error) {
+      await catalog.close();
+      throw error;
+    }
+  }
+  return catalog;
+}

@@ -1,0 +1,172 @@
+// The catalog's public shapes. Rows come back camelCased and typed the same on every dialect:
+// sizes are numbers, timestamps Dates, `persist` a boolean, `info` parsed JSON.
+
+export type FileSource = 'uploaded' | 'generated' | 'deferred';
+
+/** Cheap facts about the content for the prompt file block; every field optional. */
+export interface FileInfo {
+  rows?: number;
+  columns?: number;
+  width?: number;
+  height?: number;
+  pages?: number;
+}
+
+/** A stored, ready version of a logical file. */
+export interface FileRecord {
+  id: string;
+  owner: string;
+  /** Normalized logical name; unique per owner together with `version`. */
+  name: string;
+  /** 1 for the first version of a name, then 2, 3, … without gaps (deletes may leave holes). */
+  version: number;
+  size: number;
+  mime: string;
+  sha256: string;
+  source: FileSource;
+  category: string | null;
+  description: string | null;
+  sessionId: string | null;
+  /** false = session-only: deleted with its session. */
+  persist: boolean;
+  expiresAt: Date | null;
+  /** When this version became ready. */
+  createdAt: Date;
+  info: FileInfo | null;
+  /** Opaque blob driver key; never shown to users. */
+  blobKey: string;
+}
+
+/** A row whose bytes are still being written; invisible to every owner-facing query. */
+export interface PendingFile {
+  id: string;
+  owner: string;
+  name: string;
+  blobKey: string;
+  createdAt: Date;
+}
+
+export interface NewPendingFile {
+  owner: string;
+  /** Already normalized by the caller (FileStore runs the contract's normalizer). */
+  name: string;
+  /** Defaults to a random UUID. */
+  id?: string;
+  /** Defaults to {@link blobKeyFor}(owner, id). */
+  blobKey?: string;
+  /** The claimed type; finalize may replace it with the sniffed one. */
+  mime: string;
+  source: FileSource;
+  category?: string | null;
+  description?: string | null;
+  sessionId?: string | null;
+  /** @default true */
+  persist?: boolean;
+  expiresAt?: Date | null;
+}
+
+/** What is only known once every byte has been streamed. */
+export interface FinalizeFields {
+  size: number;
+  sha256: string;
+  mime?: string;
+  info?: FileInfo | null;
+}
+
+export type ListSort = 'name' | 'created' | 'size';
+
+export interface ListOptions {
+  source?: FileSource;
+  /** Case-insensitive substring of the name (SQLite folds ASCII letters only); `%` and `_` match themselves. */
+  query?: string;
+  sessionId?: string;
+  /** @default 'name' */
+  sort?: ListSort;
+  /** @default 'asc' */
+  order?: 'asc' | 'desc';
+  /** @default 100 */
+  limit?: number;
+  /** @default 0 */
+  offset?: number;
+  /** Every version instead of the latest of each name. @default false */
+  allVersions?: boolean;
+}
+
+export interface ListResult {
+  items: FileRecord[];
+  /** Matching rows before limit/offset. */
+  total: number;
+}
+
+export interface Usage {
+  bytes: number;
+  count: number;
+}
+
+export interface CatalogStats {
+  users: number;
+  files: number;
+  bytes: number;
+  pending: number;
+}
+
+export interface UserRecord {
+  id: string;
+  username: string;
+  createdAt: Date;
+  quotaBytes: number | null;
+  /** Per-user flag overrides as stored (see config/flags.ts for their meaning). */
+  flags: Record<string, unknown> | null;
+}
+
+/**
+ * File metadata for every owner. Every method that reads or changes files takes `owner` and
+ * filters on it; only the sweeper and admin queries (`expired`, `sessionFiles`, `stalePending`,
+ * `stats`) look across owners.
+ */
+export interface Catalog {
+  /** 'sqlite' | 'postgres', for logs and tests. */
+  readonly dialect: string;
+  /** Runs pending migrations; safe to call again and from several instances at once. */
+  migrate(): Promise<void>;
+
+  ensureUser(username: string): Promise<string>;
+  getUser(id: string): Promise<UserRecord | undefined>;
+  updateUser(
+    id: string,
+    fields: { quotaBytes?: number | null; flags?: Record<string, unknown> | null },
+  ): Promise<void>;
+
+  insertPending(row: NewPendingFile): Promise<PendingFile>;
+  /** Gives the pending row the next version of its name and makes it visible. */
+  finalize(owner: string, id: string, fields: FinalizeFields): Promise<FileRecord>;
+
+  get(owner: string, id: string): Promise<FileRecord | undefined>;
+  latestByName(owner: string, name: string): Promise<FileRecord | undefined>;
+  /** Newest first. */
+  versions(owner: string, name: string): Promise<FileRecord[]>;
+  list(owner: string, options?: ListOptions): Promise<ListResult>;
+  /** Renames every version of the file's name; returns the row `id` after the rename. */
+  rename(owner: string, id: string, newName: string): Promise<FileRecord>;
+
+  /** Removes one row (ready or pending); returns the blob keys to delete (empty if none). */
+  delete(owner: string, id: string): Promise<string[]>;
+  deleteAllVersions(owner: string, name: string): Promise<string[]>;
+
+  usage(owner: string): Promise<Usage>;
+  stats(): Promise<CatalogStats>;
+
+  /** Ready rows whose `expiresAt` is before `now`, oldest expiry first. */
+  expired(now: Date, limit: number): Promise<FileRecord[]>;
+  /** Ready session-only rows of a session (to delete when it ends). */
+  sessionFiles(sessionId: string): Promise<FileRecord[]>;
+  /** Pending rows created before `olderThan`: uploads a crash interrupted. */
+  stalePending(olderThan: Date, limit?: number): Promise<PendingFile[]>;
+
+  close(): Promise<void>;
+}
+
+/** The blob key layout: opaque ids only, never a user-typed name. */
+export function blobKeyFor(owner: string, fileId: string): string {
+  return `users/${owner}/${fileId}`;
+}

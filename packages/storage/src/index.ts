@@ -1,0 +1,45 @@
+// Public API of @ferry/storage. Any export added here becomes public: named exports only.
+export type { BlobDriver, BlobPutOptions, BlobStat, ByteRange } from './blob/driver.js';
+export { createLocalBlobDriver, type LocalBlobDriverOptions } from './blob/local.js';
+export { createS3BlobDriver, type S3BlobDriverOptions } from './blob/s3.js';
+export { createPostgresCatalog, type PostgresCatalogOptions } from './catalog/postgres.js';
+export { createSqliteCatalog, type SqliteCatalogOptions } from './catalog/sqlite.js';
+export type {
+  Catalog,
+  CatalogStats,
+  FileInfo,
+  FileRecord,
+  FileSource,
+  ListOptions,
+  ListResult,
+  ListSort,
+  Usage,
+  UserRecord,
+} from './catalog/types.js';
+export { type EffectiveFlags, effectiveFlags } from './config/flags.js';
+export { type LoadStorageConfigOptions, loadStorageConfig } from './config/load-config.js';
+export {
+  BYTES_PER_MB,
+  type StorageConfig,
+  type StorageConfigInput,
+  type StorageFlags,
+  storageConfigSchema,
+} from './config/schema.js';
+export { type OpenedStorage, openStorage, type StorageModes } from './open-storage.js';
+export {
+  createFileStore,
+  type FileContent,
+  type FileRef,
+  type FileStore,
+  type FileStoreOptions,
+  type PutOptions,
+  type SweepResult,
+} from './store/file-store.js';
+export {
+  createTokenSigner,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  type TokenFailureReason,
+  type TokenSigner,
+  type TokenSignerOptions,
+  type TokenVerification,
+} from './tokens/token-signer.js';

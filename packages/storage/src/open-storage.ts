@@ -1,0 +1,90 @@
+// Builds the FileStore the configuration asks for: the embedded default (local disk + SQLite
+// under ./.ferry) needs nothing; FERRY_S3_* and FERRY_DATABASE_URL switch to scale mode.
+import { randomBytes } from 'node:crypto';
+import type { BlobDriver } from './blob/driver.js';
+import { createLocalBlobDriver } from './blob/local.js';
+import { createS3BlobDriver } from './blob/s3.js';
+import { createPostgresCatalog } from './catalog/postgres.js';
+import { createSqliteCatalog } from './catalog/sqlite.js';
+import type { Catalog } from './catalog/types.js';
+import type { StorageConfig } from './config/schema.js';
+import { createFileStore, type FileStore, type FileStoreOptions } from './store/file-store.js';
+import { createTokenSigner, type TokenSigner } from './tokens/token-signer.js';
+
+export interface StorageModes {
+  blob: 'local' | 's3';
+  catalog: 'sqlite' | 'postgres';
+  /** 'config' when keys are configured; 'ephemeral' when a random per-process key signs. */
+  tokens: 'config' | 'ephemeral';
+}
+
+export interface OpenedStorage {
+  files: FileStore;
+  modes: StorageModes;
+  close(): Promise<void>;
+}
+
+export async function openStorage(
+  config: StorageConfig,
+  overrides: Pick<FileStoreOptions, 'now' | 'pendingGraceMs'> = {},
+): Promise<OpenedStorage> {
+  const blobs = createBlobs(config);
+  let catalog: Catalog;
+  try {
+    catalog = await createCatalog(config);
+  } catch (error) {
+    await blobs.close?.();
+    throw error;
+  }
+  const tokens = createTokens(config);
+  const files = createFileStore({ blobs, catalog, config, tokens: tokens.signer, ...overrides });
+  return {
+    files,
+    modes: { blob: config.blob.driver, catalog: config.catalog.driver, tokens: tokens.mode },
+    close: () => files.close(),
+  };
+}
+
+function createBlobs(config: StorageConfig): BlobDriver {
+  const blob = config.blob;
+  if (blob.driver === 'local') return createLocalBlobDriver({ root: blob.root });
+  return createS3BlobDriver({
+    bucket: blob.bucket,
+    prefix: blob.prefix,
+    region: blob.region,
+    forcePathStyle: blob.forcePathStyle,
+    ...(blob.endpoint ? { endpoint: blob.endpoint } : {}),
+    ...(blob.accessKeyId && blob.secretAccessKey
+      ? { credentials: { accessKeyId: blob.accessKeyId, secretAccessKey: blob.secretAccessKey } }
+      : {}),
+  });
+}
+
+function createCatalog(config: StorageConfig): Promise<Catalog> {
+  const catalog = config.catalog;
+  if (catalog.driver === 'sqlite') return createSqliteCatalog({ filename: catalog.filename });
+  return createPostgresCatalog({
+    connectionString: catalog.url,
+    ...(catalog.schema ? { schema: catalog.schema } : {}),
+  });
+}
+
+function createTokens(config: StorageConfig): { signer: TokenSigner; mode: StorageModes['tokens'] } {
+  const { keys, activeKeyId, ttlSeconds } = config.tokens;
+  if (keys.length > 0 && activeKeyId) {
+    return {
+      signer: createTokenSigner({ keys: [...keys], activeKeyId, defaultTtlSeconds: ttlSeconds }),
+      mode: 'config',
+    };
+  }
+  // One instance only (the schema demands keys with PostgreSQL): tokens die with the process,
+  // which is fine for 5-minute tool URLs.
+  return {
+    signer: createTokenSigner({
+      keys: [{ id: 'ephemeral', secret: randomBytes(32) }],
+      activeKeyId: 'ephemeral',
+      defaultTtlSeconds: ttlSeconds,
+    }),
+    mode: 'ephemeral',
+  };
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { addFile, type CatalogContext, newUser } from './catalog-fixtures.js';
+
+// The sweeper's queries look across owners, so the assertions keep to this test's own rows:
+// the year-2000 expiry dates and random session ids are used nowhere else in the suite.
+
+export function sweeperTests(ctx: CatalogContext): void {
+  it('expired returns ready rows of every owner whose expiry has passed, oldest first, up to limit', async () => {
+    const alice = await newUser(ctx.catalog, 'alice');
+    const bob = await newUser(ctx.catalog, 'bob');
+    const at = (iso: string) => new Date(iso);
+    const first = await addFile(ctx.catalog, alice, 'a.txt', {
+      source: 'deferred',
+      expiresAt: at('2000-01-01T00:00:01Z'),
+    });
+    const second = await addFile(ctx.catalog, bob, 'b.txt', {
+      source: 'deferred',
+      expiresAt: at('2000-01-15T00:00:00Z'),
+    });
+    const later = await addFile(ctx.catalog, alice, 'c.txt', { expiresAt: at('2000-03-01T00:00:00Z') });
+    const never = await addFile(ctx.catalog, alice, 'd.txt');
+    await ctx.catalog.insertPending({
+      owner: alice,
+      name: 'pending.txt',
+      mime: 'text/plain',
+      source: 'deferred',
+      expiresAt: at('2000-01-02T00:00:00Z'),
+    });
+
+    const now = at('2000-02-01T00:00:00Z');
+    const ours = new Set([alice, bob]);
+    const expired = (await ctx.catalog.expired(now, 100)).filter((f) => ours.has(f.owner));
+    expect(expired.map((f) => f.id)).toEqual([first.id, second.id]);
+    expect(expired[0]).toEqual(first);
+    expect((await ctx.catalog.expired(now, 1)).map((f) => f.id)).toEqual([first.id]);
+    const exactlyAtExpiry = await ctx.catalog.expired(at('2000-01-01T00:00:01Z'), 100);
+    expect(exactlyAtExpiry.map((f) => f.id)).not.toContain(first.id);
+    const everything = await ctx.catalog.expired(at('2100-01-01T00:00:00Z'), 10_000);
+    expect(everything.map((f) => f.id)).toContain(later.id);
+    expect(everything.map((f) => f.id)).not.toContain(never.id);
+  });
+
+  it('sessionFiles returns the ready session-only rows of that session, for every owner', async () => {
+    const alice = await newUser(ctx.catalog, 'alice');
+    const bob = await newUser(ctx.catalog, 'bob');
+    const session = `session-${randomUUID()}`;
+    const temp = await addFile(ctx.catalog, alice, 'temp.txt', { sessionId: session, persist: false });
+    const bobs = await addFile(ctx.catalog, bob, 'temp.txt', { sessionId: session, persist: false });
+    await addFile(ctx.catalog, alice, 'kept.txt', { sessionId: session, persist: true });
+    await addFile(ctx.catalog, alice, 'elsewhere.txt', { sessionId: `${session}-other`, persist: false });
+    await ctx.catalog.insertPending({
+      owner: alice,
+      name: 'half.txt',
+      mime: 'text/plain',
+      source: 'uploaded',
+      sessionId: session,
+      persist: false,
+    });
+    const files = await ctx.catalog.sessionFiles(session);
+    expect(files.map((f) => f.id).sort()).toEqual([temp.id, bobs.id].sort());
+    expect(files.every((f) => !f.persist && f.sessionId === session)).toBe(true);
+    expect(await ctx.catalog.sessionFiles(`${session}-none`)).toEqual([]);
+  });
+
+  it('stalePending returns pending rows created before the cutoff, with their blob keys', async () => {
+    const owner = await newUser(ctx.catalog);
+    const pending = await ctx.catalog.insertPending({
+      owner,
+      name: 'crash.bin',
+      mime: 'text/plain',
+      source: 'uploaded',
+    });
+    const done = await addFile(ctx.catalog, owner, 'fine.bin');
+    const future = new Date(Date.now() + 60_000);
+    const stale = (await ctx.catalog.stalePending(future, 100_000)).filter((p) => p.owner === owner);
+    expect(stale).toEqual([{ ...pending, createdAt: expect.any(Date) }]);
+    expect(stale[0]?.createdAt.getTime()).toBe(pending.createdAt.getTime());
+    expect(stale.map((p) => p.id)).not.toContain(done.id);
+    const past = await ctx.catalog.stalePending(new Date(Date.now() - 60_000));
+    expect(past.map((p) => p.id)).not.toContain(pending.id);
+  });
+}

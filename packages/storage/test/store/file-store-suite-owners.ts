@@ -1,0 +1,115 @@
+// Owner isolation, limits and retention of the FileStore, on every combination.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pseudoRandomBytes, readAll, streamOfBuffer } from '../support/streams.js';
+import { expectFerryError, putBuffer } from './file-store-suite.js';
+import type { Harness } from './harness.js';
+
+export function describeFileStoreOwners(label: string, make: () => Promise<Harness>) {
+  describe(`FileStore owners, limits and retention on ${label}`, () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await make();
+    });
+    afterAll(async () => h?.close());
+
+    it('no method lets one owner see or touch another owner’s files', async () => {
+      const alice = await h.files.ensureUser('alice');
+      const bob = await h.files.ensureUser('bob');
+      const secret = await putBuffer(h.files, alice, 'secret.txt', Buffer.from('alice only'));
+      const bobsOwn = await putBuffer(h.files, bob, 'mine.txt', Buffer.from('bob'));
+
+      await expectFerryError(h.files.stat(bob, { id: secret.id }), 'E_FILE_NOT_FOUND');
+      await expectFerryError(h.files.stat(bob, { name: 'secret.txt' }), 'E_FILE_NOT_FOUND');
+      await expectFerryError(h.files.get(bob, { id: secret.id }), 'E_FILE_NOT_FOUND');
+      await expectFerryError(h.files.get(bob, { name: 'secret.txt', version: 1 }), 'E_FILE_NOT_FOUND');
+      expect(await h.files.resolve(bob, 'secret.txt')).toBeUndefined();
+      expect(await h.files.versions(bob, 'secret.txt')).toEqual([]);
+      expect((await h.files.list(bob, { allVersions: true })).items.map((f) => f.id)).toEqual([bobsOwn.id]);
+      expect((await h.files.list(bob, { query: 'secret' })).total).toBe(0);
+      await expect(h.files.rename(bob, secret.id, 'stolen.txt')).rejects.toThrow();
+      await expectFerryError(h.files.delete(bob, secret.id), 'E_FILE_NOT_FOUND');
+      expect(await h.files.deleteAllVersions(bob, 'secret.txt')).toBe(0);
+      expect(await h.files.usage(bob)).toMatchObject({ count: 1, bytes: 3 });
+
+      // Alice's file is untouched by all of that.
+      const after = await h.files.get(alice, { id: secret.id });
+      expect(after.file).toMatchObject({ name: 'secret.txt', version: 1 });
+      expect((await readAll(after.stream)).toString()).toBe('alice only');
+      expect((await h.files.usage(alice)).count).toBe(1);
+    });
+
+    it('refuses a file over max_file_size_mb and keeps one of exactly the limit', async () => {
+      const owner = await h.files.ensureUser('limited');
+      const limit = (await h.files.flags(owner)).max_file_size_bytes;
+      const exact = await putBuffer(h.files, owner, 'exact.bin', pseudoRandomBytes(limit, 4));
+      expect(exact.size).toBe(limit);
+      const keysBefore = await h.blobKeys();
+      const error = await expectFerryError(
+        putBuffer(h.files, owner, 'over.bin', pseudoRandomBytes(limit + 1, 5)),
+        'E_FILE_TOO_LARGE',
+      );
+      expect(error.details).toMatchObject({ current_limit_bytes: limit });
+      expect(await h.blobKeys()).toEqual(keysBefore);
+      expect((await h.files.list(owner)).items.map((f) => f.name)).toEqual(['exact.bin']);
+      expect((await h.files.stats()).pending).toBe(0);
+    });
+
+    it('enforces a per-user quota', async () => {
+      const owner = await h.files.ensureUser('quota');
+      await h.catalog.updateUser(owner, { quotaBytes: 1000 });
+      await putBuffer(h.files, owner, 'a.bin', pseudoRandomBytes(600, 6));
+      await expectFerryError(
+        putBuffer(h.files, owner, 'b.bin', pseudoRandomBytes(600, 7)),
+        'E_QUOTA_EXCEEDED',
+      );
+      expect(await h.files.usage(owner)).toEqual({ bytes: 600, count: 1, quotaBytes: 1000 });
+      await putBuffer(h.files, owner, 'c.bin', pseudoRandomBytes(400, 8));
+    });
+
+    it('deletes a session’s session-only files when it ends, and keeps persistent ones', async () => {
+      const owner = await h.files.ensureUser('sessions');
+      const temp = await h.files.put(owner, 'temp.txt', streamOfBuffer(Buffer.from('t')), {
+        sessionId: 's1',
+        persist: false,
+      });
+      const kept = await h.files.put(owner, 'kept.txt', streamOfBuffer(Buffer.from('k')), {
+        sessionId: 's1',
+      });
+      expect(kept.persist).toBe(true);
+      expect(await h.files.endSession('s1')).toBe(1);
+      await expectFerryError(h.files.stat(owner, { id: temp.id }), 'E_FILE_NOT_FOUND');
+      expect(await h.blobKeys()).not.toContain(temp.blobKey);
+      expect((await h.files.stat(owner, { id: kept.id })).name).toBe('kept.txt');
+    });
+
+    it('follows the per-user persist_files_across_sessions flag', async () => {
+      const owner = await h.files.ensureUser('ephemeral');
+      await h.catalog.updateUser(owner, { flags: { persist_files_across_sessions: false } });
+      const file = await h.files.put(owner, 'gone.txt', streamOfBuffer(Buffer.from('g')), {
+        sessionId: 's2',
+      });
+      expect(file.persist).toBe(false);
+      expect(await h.files.endSession('s2')).toBe(1);
+    });
+
+    it('expires deferred files after expires_hours (72 by default) through the sweeper', async () => {
+      const owner = await h.files.ensureUser('deferred');
+      const byDefault = await h.files.put(owner, 'draft.docx', streamOfBuffer(Buffer.from('d')), {
+        source: 'deferred',
+      });
+      const short = await h.files.put(owner, 'short.md', streamOfBuffer(Buffer.from('s')), {
+        source: 'deferred',
+        expiresHours: 1,
+      });
+      expect(byDefault.expiresAt?.getTime()).toBe(h.clock.now.getTime() + 72 * 3_600_000);
+      expect((await h.files.sweep()).expired).toBe(0);
+      h.clock.advanceHours(2);
+      expect((await h.files.sweep()).expired).toBe(1);
+      await expectFerryError(h.files.stat(owner, { id: short.id }), 'E_FILE_NOT_FOUND');
+      expect(await h.blobKeys()).not.toContain(short.blobKey);
+      h.clock.advanceHours(71);
+      expect((await h.files.sweep()).expired).toBe(1);
+      expect(await h.blobKeys()).not.toContain(byDefault.blobKey);
+    });
+  });
+}

@@ -1,0 +1,35 @@
+// A fresh PostgreSQL schema per test run, dropped at the end, so runs never see each other's rows.
+// When the server is missing, creating the schema throws with what to do: never a quiet skip.
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+export const TEST_POSTGRES_URL =
+  process.env.FERRY_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestSchema {
+  url: string;
+  schema: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestSchema(prefix = 'ferry_test'): Promise<TestSchema> {
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is unreachable at ${TEST_POSTGRES_URL} (${(error as Error).message || String(error)}). ` +
+        'These tests need it: start it, or point FERRY_TEST_POSTGRES_URL at one.',
+    );
+  }
+  await admin.query(`create schema ${schema}`);
+  return {
+    url: TEST_POSTGRES_URL,
+    schema,
+    drop: async () => {
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
+    },
+  };
+}
