@@ -1,7 +1,4 @@
 // Shared by the benchmarks: timing, RSS sampling and the median of repeated runs.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
 export const MIB = 1024 * 1024;
 
 /** Runs `fn` and returns its wall time in milliseconds. */
@@ -11,9 +8,12 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Peak RSS growth over a baseline taken after a full GC, sampled every 5 ms while `fn` runs. */
+/**
+ * Peak RSS growth over the RSS when `fn` starts, sampled every 5 ms while it runs. No GC is forced
+ * first: after a forced full GC, V8 lowered its external-memory limit and every later 1 GiB stream
+ * loop ran about 3x slower (measured here), which would falsify the timings next to it.
+ */
 export async function withRssPeak<T>(fn: () => Promise<T>): Promise<{ value: T; rssGrowthBytes: number }> {
-  gc();
   const baseline = process.memoryUsage.rss();
   let peak = baseline;
   const timer = setInterval(() => {
@@ -38,13 +38,4 @@ export function median(values: number[]): number {
 
 export function round(value: number, digits = 2): number {
   return Number(value.toFixed(digits));
-}
-
-let gcFn: (() => void) | undefined;
-function gc(): void {
-  if (!gcFn) {
-    setFlagsFromString('--expose-gc');
-    gcFn = runInNewContext('gc') as () => void;
-  }
-  gcFn();
 }

@@ -7,6 +7,9 @@ import { Transform, type TransformCallback } from 'node:stream';
 /** Bytes kept from the start of the file: enough for file-type and for image headers. */
 export const HEAD_BYTES = 64 * 1024;
 
+/** Bytes hashed ahead of the blob driver (see the constructor). */
+const INSPECT_BUFFER_BYTES = 4 * 1024 * 1024;
+
 export interface ChunkObserver {
   update(chunk: Uint8Array): void;
 }
@@ -33,7 +36,9 @@ export class InspectStream extends Transform {
     private readonly onLimit: (size: number) => Error,
     private readonly observer?: ChunkObserver,
   ) {
-    super();
+    // Hashing runs on this thread while the blob driver's writes run on libuv's: a few MiB of
+    // buffer lets the hash run ahead instead of waiting for each write, so the two overlap.
+    super({ readableHighWaterMark: INSPECT_BUFFER_BYTES });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
