@@ -28,6 +28,7 @@ try {
   const runs: {
     floorMs: number;
     cpMs: number;
+    cpSyncMs: number;
     sha256Ms: number;
     putMs: number;
     getMs: number;

@@ -111,8 +111,11 @@ export function createFileStore(options: FileStoreOptions): FileStore {
   const stat = async (owner: string, ref: FileRef): Promise<FileRecord> => {
     let record: FileRecord | undefined;
     if ('id' in ref) record = await catalog.get(owner, ref.id);
-    else if (ref.version === undefined) record = await catalog.latestByName(owner, ref.name);
-    else record = (await catalog.versions(owner, ref.name)).find((row) => row.version === ref.version);
+    else if (ref.version === undefined) record = await latestByEitherName(owner, ref.name);
+    else
+      record = (await catalog.versions(owner, normalizeFilename(ref.name))).find(
+        (row) => row.version === ref.version,
+      );
     if (!record) {
       const what =
         'id' in ref ? ref.id : `${ref.name}${ref.version === undefined ? '' : ` (version ${ref.version})`}`;
@@ -120,6 +123,10 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     }
     return record;
   };
+
+  // Tool arguments and API paths may carry the name as typed or as stored.
+  const latestByEitherName = async (owner: string, name: string) =>
+    (await catalog.latestByName(owner, name)) ?? (await catalog.latestByName(owner, normalizeFilename(name)));
 
   const removeRow = async (owner: string, id: string) => {
     for (const key of await catalog.delete(owner, id)) await blobs.delete(key);
