@@ -9,7 +9,7 @@ export interface ProgressUpdate {
 }
 
 export interface CallOptions {
-  /** Aborting sends notifications/cancelled and rejects the call. */
+  /** Aborting sends notifications/cancelled and rejects the call with `signal.reason`. */
   signal: AbortSignal;
   /** Every notifications/progress of this call. */
   onProgress?: (update: ProgressUpdate) => void;
@@ -29,6 +29,8 @@ export interface ToolConnection {
    */
   kill(reason: string): Promise<void>;
   readonly kind: 'local' | 'remote';
+  /** A local server's pid, which is also its process group id; undefined for remote servers. */
+  readonly pid?: number;
 }
 
 export interface ConnectionPool {

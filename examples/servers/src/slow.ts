@@ -1,0 +1,90 @@
+// Timing behaviours for the host's watchdog (v2.1 §11): a slow tool that reports progress (each
+// report resets the 30 s timeout), a tool that hangs silently (the host must cancel it and, for a
+// local server, kill the process), and one that crashes its process in the middle of a call.
+//
+//   node --import tsx --conditions=ferry-source examples/servers/src/slow.ts [--http <port>]
+import { isMainModule, reportProgress, runServer, v21Result } from '@ferry/server-kit';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+export const MAX_SLOW_SECONDS = 3600;
+
+export function createSlowServer(): McpServer {
+  const server = new McpServer({ name: 'ferry-example-slow', version: '0.1.0' });
+  server.registerTool(
+    'slow_task',
+    {
+      title: 'Slow task',
+      description:
+        'Works for `seconds` seconds in `steps` equal steps, reporting progress ("step i/n") after each step. Stops early when cancelled.',
+      inputSchema: z.object({
+        seconds: z.number().min(0).max(MAX_SLOW_SECONDS).describe('Total duration'),
+        steps: z.number().int().min(1).max(10_000).describe('Number of steps, one progress report each'),
+      }),
+    },
+    async ({ seconds, steps }, ctx) => {
+      const started = Date.now();
+      // Over stdio notifications/cancelled aborts this signal; served statelessly over HTTP it
+      // reaches another per-request instance, and only the client closing the request aborts it.
+      const signal = ctx.mcpReq.signal;
+      for (let step = 1; step <= steps; step++) {
+        await sleep((seconds * 1000) / steps, signal);
+        if (signal.aborted) break;
+        await reportProgress(ctx, step, steps, `step ${step}/${steps}`);
+      }
+      return v21Result({
+        results: { status: signal.aborted ? 'cancelled' : 'completed', steps, seconds },
+        metaData: { elapsed_ms: Date.now() - started },
+      });
+    },
+  );
+  server.registerTool(
+    'hang',
+    {
+      title: 'Hang',
+      description:
+        'Never answers and never reports progress, ignoring cancellation, until the process is killed. With `seconds`, answers after that long instead (still without progress).',
+      inputSchema: z.object({
+        seconds: z.number().min(0).max(MAX_SLOW_SECONDS).optional().describe('Answer after this long'),
+      }),
+    },
+    async ({ seconds }) => {
+      // The abort signal is ignored on purpose: this models a tool stuck in a blocking call, which
+      // only killing the process stops.
+      if (seconds === undefined) return new Promise<CallToolResult>(() => {});
+      await sleep(seconds * 1000);
+      return v21Result({ results: { status: 'answered late', seconds } });
+    },
+  );
+  server.registerTool(
+    'crash',
+    {
+      title: 'Crash',
+      description: 'Makes the server process exit with status 1 while the call is in flight.',
+      inputSchema: z.object({}),
+    },
+    async () => {
+      console.error('crash: exiting with status 1 in the middle of a call');
+      // Exit after this handler has returned its pending promise, so the call is truly in flight.
+      setTimeout(() => process.exit(1), 10);
+      return new Promise<CallToolResult>(() => {});
+    },
+  );
+  return server;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+if (isMainModule(import.meta.url)) await runServer(createSlowServer, { name: 'slow' });

@@ -1,0 +1,89 @@
+// Convention: SEP-2356 declarative file inputs. The `image` argument is a
+// `{"type":"string","format":"uri"}` property carrying the `x-mcp-file` keyword, so a host renders
+// a file picker (PNG/JPEG, at most 5 MiB), hides the argument from the model, and sends the chosen
+// file as an RFC 2397 data URI. The SEP makes the keyword advisory: the server validates anyway
+// and reports violations as tool errors (SEP-1303), never trusting the host's check.
+//
+// zod's `.meta()` lands verbatim in the JSON Schema the SDK publishes in tools/list, so no raw
+// JSON schema is needed to carry the keyword (the tests read it back from tools/list).
+//
+//   node --import tsx --conditions=ferry-source examples/servers/src/xfile.ts [--http <port>]
+import {
+  checkFileInput,
+  FerryError,
+  fileTooLargeError,
+  fileTypeRejectedError,
+  MCP_FILE_KEYWORD,
+  type McpFileDescriptor,
+  parseDataUri,
+} from '@ferry/contract';
+import { isMainModule, runServer, v21Error, v21Result, withErrorEnvelope } from '@ferry/server-kit';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { imageSize } from './lib/image-size.js';
+
+export const IMAGE_INPUT: McpFileDescriptor = {
+  accept: ['image/png', 'image/jpeg'],
+  maxSize: 5 * 1024 * 1024,
+};
+
+export function createXfileServer(): McpServer {
+  const server = new McpServer({ name: 'ferry-example-xfile', version: '0.1.0' });
+  server.registerTool(
+    'describe_image',
+    {
+      title: 'Describe image',
+      description:
+        'Reports the media type, size in bytes and pixel size of a PNG or JPEG image the user picks.',
+      inputSchema: z.object({
+        image: z
+          .string()
+          .meta({ format: 'uri', [MCP_FILE_KEYWORD]: IMAGE_INPUT })
+          .describe('The image, as an RFC 2397 data URI'),
+      }),
+    },
+    withErrorEnvelope(async ({ image }) => {
+      const parsed = parseDataUri(image);
+      if (!parsed.ok) {
+        throw new FerryError('E_INVALID_INPUT', `image is not a valid data URI: ${parsed.reason}`, {
+          field: 'image',
+        });
+      }
+      const { mime, byteLength, name } = parsed.value;
+      const file = { mime, size: byteLength, ...(name === undefined ? {} : { name }) };
+      const check = checkFileInput(file, IMAGE_INPUT);
+      if (!check.ok) {
+        return check.code === 'E_FILE_TOO_LARGE'
+          ? v21Error(
+              fileTooLargeError({
+                fileSizeBytes: byteLength,
+                currentLimitBytes: IMAGE_INPUT.maxSize as number,
+                message: check.reason,
+              }),
+            )
+          : v21Error(
+              fileTypeRejectedError({ name: name ?? 'image', mime, accept: IMAGE_INPUT.accept ?? [] }),
+            );
+      }
+      const size = imageSize(parsed.value.data());
+      if (!size) {
+        throw new FerryError('E_INVALID_INPUT', `image claims ${mime} but is neither a PNG nor a JPEG`, {
+          field: 'image',
+        });
+      }
+      return v21Result({
+        results: {
+          summary: `${size.width}×${size.height} ${size.format.toUpperCase()} image, ${byteLength} bytes`,
+          media_type: mime,
+          byte_size: byteLength,
+          width: size.width,
+          height: size.height,
+          format: size.format,
+        },
+      });
+    }),
+  );
+  return server;
+}
+
+if (isMainModule(import.meta.url)) await runServer(createXfileServer, { name: 'xfile' });

@@ -1,0 +1,137 @@
+import { FerryError, isValidUsername } from '@ferry/contract';
+import type { Implementation } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../servers/server-config.js';
+import type { ServerRegistry } from '../servers/server-registry.js';
+import type { ConnectionPool, ToolConnection } from './connection.js';
+import type { ConnectionEventListener } from './connection-events.js';
+import { type ServerLauncher, unsandboxedLauncher } from './launcher.js';
+import { openTransport, StderrTail } from './open-transport.js';
+import { PooledConnection } from './pooled-connection.js';
+
+export interface ConnectionPoolOptions {
+  registry: ServerRegistry;
+  /** Builds the command of a local server for a user. @default unsandboxedLauncher */
+  launcher?: ServerLauncher;
+  /** The idle clock. @default Date.now */
+  now?: () => number;
+  /** @default { name: 'ferry', version: '0.1.0' } */
+  clientInfo?: Implementation;
+  /**
+   * Runs on every new client before it connects: the place to declare capabilities and register
+   * request handlers (elicitation, file-provider callbacks).
+   */
+  setupClient?: (client: Client, server: ServerConfig, user: string) => void;
+  /** Connection lifecycle: connected, closed (with why), tools-changed, transport errors. */
+  onEvent?: ConnectionEventListener;
+  /** stderr of local servers. @default written to Ferry's stderr */
+  onStderr?: (server: string, user: string, text: string) => void;
+  /** Limit for starting a server and the MCP handshake. @default 30000 */
+  connectTimeoutMs?: number;
+  /** How long a local server gets to exit on its own when closed (idle, pool close). @default 2000 */
+  closeGraceMs?: number;
+  /** Largest message a local server may send. @default ~512 MiB (V8's string limit) */
+  maxMessageBytes?: number;
+}
+
+/**
+ * The pool behind `ConnectionPool`: one connection per (server, user), opened on first use,
+ * shared by concurrent and later calls, closed after the server's `idleSeconds` without calls,
+ * and replaced by a new one on the next `get` after it crashed, was killed or was reaped.
+ */
+export function createConnectionPool(options: ConnectionPoolOptions): ConnectionPool {
+  const { registry } = options;
+  const launcher = options.launcher ?? unsandboxedLauncher;
+  const now = options.now ?? Date.now;
+  const clientInfo = options.clientInfo ?? { name: 'ferry', version: '0.1.0' };
+  const onEvent = options.onEvent ?? (() => {});
+  const onStderr = options.onStderr ?? ((_server, _user, text) => process.stderr.write(text));
+  /** The usable (or starting) connection of each (server, user). */
+  const current = new Map<string, Promise<PooledConnection>>();
+  /** Every connection not fully closed yet, usable or not, so `close()` can wait for them. */
+  const live = new Set<PooledConnection>();
+  let closed = false;
+
+  function open(server: ServerConfig, user: string, key: string): Promise<PooledConnection> {
+    const pending: Promise<PooledConnection> = (async () => {
+      const tail = new StderrTail();
+      const transport = await openTransport(server, user, {
+        launcher,
+        onStderr: (text) => {
+          tail.push(text);
+          onStderr(server.name, user, text);
+        },
+        ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
+        ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+      });
+      const client = new Client(clientInfo, { capabilities: {} });
+      options.setupClient?.(client, server, user);
+      const connection = new PooledConnection({
+        server: server.name,
+        user,
+        client,
+        transport,
+        idleMs: server.idleSeconds * 1000,
+        now,
+        connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+        stderrTail: () => tail.text,
+        onRetired: () => {
+          if (current.get(key) === pending) current.delete(key);
+        },
+        onEvent,
+      });
+      live.add(connection);
+      void connection.closed.then(() => live.delete(connection));
+      await connection.open();
+      return connection;
+    })();
+    pending.catch(() => {
+      if (current.get(key) === pending) current.delete(key);
+    });
+    return pending;
+  }
+
+  return {
+    async get(serverName: string, user: string): Promise<ToolConnection> {
+      if (closed) throw new FerryError('E_INTERNAL', 'The connection pool is closed');
+      if (!isValidUsername(user))
+        throw new FerryError('E_INVALID_INPUT', 'Invalid username', { field: 'user' });
+      const server = registry.get(serverName);
+      if (!server.enabled) {
+        throw new FerryError('E_INVALID_INPUT', `MCP server "${server.name}" is disabled`, {
+          field: 'server',
+          server: server.name,
+        });
+      }
+      const key = `${server.name}\n${user}`;
+      // A connection can die between being opened and being handed out (a server that exits
+      // right after the handshake); one fresh attempt, then the error is the caller's.
+      for (let attempt = 1; ; attempt += 1) {
+        if (closed) throw new FerryError('E_INTERNAL', 'The connection pool is closed');
+        let pending = current.get(key);
+        if (pending === undefined) {
+          pending = open(server, user, key);
+          current.set(key, pending);
+        }
+        const connection = await pending;
+        if (connection.isOpen) {
+          connection.touch();
+          return connection;
+        }
+        if (attempt >= 2) {
+          throw new FerryError('E_INTERNAL', `MCP server "${server.name}" keeps closing after it starts`, {
+            server: server.name,
+          });
+        }
+      }
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      const pending = [...current.values()];
+      current.clear();
+      await Promise.allSettled(pending);
+      await Promise.all([...live].map((connection) => connection.close('pool-closed')));
+    },
+  };
+}

@@ -1,0 +1,247 @@
+import { FerryError } from '@ferry/contract';
+import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { CallOptions, ToolConnection } from './connection.js';
+import type { CloseReason, ConnectionEvent } from './connection-events.js';
+import { ProcessStdioTransport } from './process-stdio-transport.js';
+import { deliverResponsesAfterNotifications } from './response-order.js';
+
+// One MCP client bound to one transport: a process for a local server, an HTTP session for a
+// remote one. It caches tools/list, forwards progress, keeps its own idle clock and tells the
+// pool when it stops being usable. A connection is never reopened: the pool makes a new one.
+
+/**
+ * The SDK times every request out (60 s by default). The pipeline's watchdog owns the timing of a
+ * call (notices, progress, hard cap), so the SDK's clock is pushed out of the way: 2^31-1 ms is
+ * the longest delay Node's setTimeout accepts (beyond it the timer fires after 1 ms).
+ */
+export const SDK_CALL_TIMEOUT_MS = 2 ** 31 - 1;
+
+export interface PooledConnectionOptions {
+  server: string;
+  user: string;
+  client: Client;
+  transport: Transport;
+  idleMs: number;
+  now: () => number;
+  connectTimeoutMs: number;
+  /** Recent stderr of the process, quoted when it fails to start. */
+  stderrTail?: () => string;
+  /** Called once, as soon as the connection stops being usable (before it has fully closed). */
+  onRetired: () => void;
+  onEvent: (event: ConnectionEvent) => void;
+}
+
+type State = 'connecting' | 'open' | 'closing' | 'closed';
+
+export class PooledConnection implements ToolConnection {
+  readonly server: string;
+  readonly user: string;
+  readonly kind: 'local' | 'remote';
+  readonly #o: PooledConnectionOptions;
+  #state: State = 'connecting';
+  #reason: CloseReason | undefined;
+  #detail: string | undefined;
+  #tools: Promise<Tool[]> | undefined;
+  #active = 0;
+  #lastUsed: number;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #resolveClosed!: () => void;
+  /** Resolves once the client and transport are closed (and a process has exited). */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#resolveClosed = resolve;
+  });
+
+  constructor(options: PooledConnectionOptions) {
+    this.#o = options;
+    this.server = options.server;
+    this.user = options.user;
+    this.kind = options.transport instanceof ProcessStdioTransport ? 'local' : 'remote';
+    this.#lastUsed = options.now();
+  }
+
+  /** The local server's pid, which is also its process group id; undefined for remote servers. */
+  get pid(): number | undefined {
+    const { transport } = this.#o;
+    return transport instanceof ProcessStdioTransport ? transport.pid : undefined;
+  }
+
+  get isOpen(): boolean {
+    return this.#state === 'open';
+  }
+
+  async open(): Promise<void> {
+    const { client, transport } = this.#o;
+    client.onclose = () => this.#onClosed();
+    client.onerror = (error) => this.#emit({ type: 'error', message: error.message });
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      this.#tools = undefined;
+      this.#emit({ type: 'tools-changed' });
+    });
+    try {
+      await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+    } catch (error) {
+      const stderr = this.#o.stderrTail?.().trim();
+      const message = `Could not connect to MCP server "${this.server}": ${errorMessage(error)}`;
+      await this.#shutdown('failed', errorMessage(error));
+      throw new FerryError('E_INTERNAL', stderr ? `${message}\nstderr: ${stderr}` : message, {
+        server: this.server,
+      });
+    }
+    if (this.#state !== 'connecting') {
+      throw new FerryError('E_INTERNAL', `MCP server "${this.server}" closed right after connecting`, {
+        server: this.server,
+      });
+    }
+    deliverResponsesAfterNotifications(transport);
+    this.#state = 'open';
+    this.#emit({ type: 'connected' });
+    this.#scheduleIdleCheck(this.#o.idleMs);
+  }
+
+  /** Marks the connection as used now (the pool calls it on every `get`). */
+  touch(): void {
+    this.#lastUsed = this.#o.now();
+  }
+
+  listTools(): Promise<Tool[]> {
+    this.#assertOpen();
+    this.touch();
+    if (this.#tools === undefined) {
+      // The SDK walks every page; a list_changed during the walk clears #tools, so the next
+      // caller fetches again instead of reading a list that was stale on arrival.
+      const tools = this.#o.client.listTools().then((result) => Object.freeze(result.tools) as Tool[]);
+      this.#tools = tools;
+      tools.catch(() => {
+        if (this.#tools === tools) this.#tools = undefined;
+      });
+    }
+    return this.#tools;
+  }
+
+  async callTool(
+    request: { name: string; arguments: Record<string, unknown> },
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    this.#assertOpen();
+    const { onProgress, signal } = options;
+    this.#active += 1;
+    this.touch();
+    try {
+      return await this.#o.client.callTool(request, {
+        signal,
+        timeout: SDK_CALL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        ...(onProgress && {
+          onprogress: ({ progress, total, message }) =>
+            onProgress({
+              progress,
+              ...(total !== undefined && { total }),
+              ...(message !== undefined && { message }),
+            }),
+        }),
+      });
+    } catch (error) {
+      // The SDK rejects an aborted call with its own RequestTimeout error; hand back the caller's
+      // reason instead, so the watchdog can tell its timeout from a user's cancel.
+      if (signal.aborted) throw signal.reason ?? error;
+      throw error;
+    } finally {
+      this.#active -= 1;
+      this.touch();
+    }
+  }
+
+  async kill(reason: string): Promise<void> {
+    await this.#shutdown('killed', reason);
+  }
+
+  /** Closes gracefully (a process gets stdin EOF, then SIGKILL after a grace period). */
+  async close(reason: 'idle' | 'pool-closed'): Promise<void> {
+    await this.#shutdown(reason);
+  }
+
+  async #shutdown(reason: CloseReason, detail?: string): Promise<void> {
+    if (this.#state === 'closing' || this.#state === 'closed') return this.closed;
+    this.#reason = reason;
+    this.#detail = detail;
+    this.#retire('closing');
+    const { client, transport } = this.#o;
+    if (transport instanceof ProcessStdioTransport && reason !== 'idle' && reason !== 'pool-closed') {
+      await transport.kill();
+    }
+    // Ends the HTTP session on the server too; a no-op for other transports.
+    if ('terminateSession' in transport && typeof transport.terminateSession === 'function') {
+      await transport.terminateSession().catch(() => {});
+    }
+    await client.close().catch(() => {});
+    // Client.close() is a no-op when the transport already went away; make sure it is closed.
+    await transport.close().catch(() => {});
+    this.#onClosed();
+    return this.closed;
+  }
+
+  #onClosed(): void {
+    if (this.#state === 'closed') return;
+    // Nobody asked for this: the process exited or the remote side dropped the session.
+    if (this.#reason === undefined) this.#reason = this.#state === 'connecting' ? 'failed' : 'exited';
+    this.#retire('closed');
+    const { transport } = this.#o;
+    const exit = transport instanceof ProcessStdioTransport ? transport.exit : undefined;
+    this.#emit({
+      type: 'closed',
+      reason: this.#reason,
+      ...(this.#detail !== undefined && { detail: this.#detail }),
+      ...(exit !== undefined && { exitCode: exit.code, signal: exit.signal }),
+    });
+    this.#resolveClosed();
+  }
+
+  #retire(next: 'closing' | 'closed'): void {
+    const wasUsable = this.#state === 'open' || this.#state === 'connecting';
+    this.#state = next;
+    clearTimeout(this.#idleTimer);
+    this.#tools = undefined;
+    if (wasUsable) this.#o.onRetired();
+  }
+
+  #scheduleIdleCheck(delayMs: number): void {
+    this.#idleTimer = setTimeout(() => this.#checkIdle(), delayMs);
+    // An idle server must not keep Ferry (or a CLI run) alive.
+    this.#idleTimer.unref();
+  }
+
+  #checkIdle(): void {
+    if (this.#state !== 'open') return;
+    const idleFor = this.#o.now() - this.#lastUsed;
+    if (this.#active > 0) this.#scheduleIdleCheck(this.#o.idleMs);
+    else if (idleFor >= this.#o.idleMs) void this.close('idle');
+    else this.#scheduleIdleCheck(this.#o.idleMs - idleFor);
+  }
+
+  #assertOpen(): void {
+    if (this.#state !== 'open') {
+      throw new SdkError(
+        SdkErrorCode.NotConnected,
+        `The connection to "${this.server}" is closed; get a new one from the pool`,
+      );
+    }
+  }
+
+  #emit(event: DistributiveOmit<ConnectionEvent, 'server' | 'user' | 'kind' | 'pid'>): void {
+    const pid = this.pid;
+    this.#o.onEvent({
+      ...event,
+      server: this.server,
+      user: this.user,
+      kind: this.kind,
+      ...(pid !== undefined && { pid }),
+    } as ConnectionEvent);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

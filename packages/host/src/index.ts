@@ -1,0 +1,28 @@
+// Public API of @ferry/host. Any export added here becomes public: named exports only.
+export type {
+  CallOptions,
+  ConnectionPool,
+  ProgressUpdate,
+  ToolConnection,
+} from './connections/connection.js';
+export { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';
+export {
+  INHERITED_ENV_VARS,
+  inheritedEnv,
+  type LaunchSpec,
+  type ServerLauncher,
+  unsandboxedLauncher,
+} from './connections/launcher.js';
+export type { CallEvent } from './events/call-events.js';
+export { createHost, type Host, type HostOptions } from './host.js';
+export {
+  callTool,
+  type ServerSettings,
+  type ToolCallDeps,
+  type ToolCallRequest,
+  type ToolCallResponse,
+} from './pipeline/call-tool.js';
+export type { Clock } from './pipeline/clock.js';
+export type { FileMode, ServerConfig, ServerConfigInput, ServerTimeouts } from './servers/server-config.js';
+export { createServerRegistry, loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
+export { createWorkspaces, type Workspace, type Workspaces } from './workspace/workspaces.js';

@@ -1,0 +1,211 @@
+// One tool call, start to end (DESIGN "The tool-call pipeline"). Each step is its own module:
+//
+//   step                  module                   fails with
+//   1 resolveConventions  resolve-conventions.ts   E_INVALID_INPUT (unknown tool)
+//   2 prepareArguments    prepare-arguments.ts     E_FILE_NOT_FOUND, E_FILE_TYPE_REJECTED,
+//                                                  E_FILE_TOO_LARGE, E_INVALID_INPUT (before the call)
+//   3 callWithWatchdog    call-with-watchdog.ts    E_TIMEOUT (idle or hard cap), E_CANCELLED,
+//                                                  E_TOOL_ERROR (protocol/transport failure)
+//   4 collectOutputs      collect-outputs.ts       E_TOOL_ERROR (unreadable result); per file:
+//                                                  E_INVALID_PATH, E_FILE_TOO_LARGE, E_INVALID_INPUT,
+//                                                  E_FILE_NOT_FOUND (rejected, the call goes on)
+//   5 storeOutputs        store-outputs.ts         per file: E_FILE_TOO_LARGE, E_QUOTA_EXCEEDED (rejected)
+//   6 answer              answer.ts                -
+//
+// Events: started → arguments_prepared → progress/notice… → file_stored… → finished, or failed /
+// cancelled at the step that stopped. A failure anything else throws becomes E_INTERNAL (or the
+// FerryError's own code); callTool itself only rejects on programmer errors in its deps.
+import { randomUUID } from 'node:crypto';
+import { type ErrorEnvelope, errorEnvelope, FerryError } from '@ferry/contract';
+import type { FileStore } from '@ferry/storage';
+import type { ConnectionPool } from '../connections/connection.js';
+import { type CallEvent, createCallEventSink } from '../events/call-events.js';
+import type { Workspace, Workspaces } from '../workspace/workspaces.js';
+import { answer, answerFromError, type CallAnswer } from './answer.js';
+import { type CallWithWatchdogHooks, eventHooks, redactionFor, storedSummary } from './call-tool-support.js';
+import { callWithWatchdog, type WatchdogTimeouts } from './call-with-watchdog.js';
+import { type Clock, systemClock } from './clock.js';
+import { type CollectedFile, collectOutputs } from './collect-outputs.js';
+import { type FileMode, prepareArguments } from './prepare-arguments.js';
+import { resolveConventions } from './resolve-conventions.js';
+import { storeOutputs } from './store-outputs.js';
+
+export interface ToolCallRequest {
+  /** Given by the API so it can subscribe before the call starts. @default a random UUID */
+  callId?: string;
+  user: { /** FileStore owner id. */ owner: string; username: string };
+  sessionId?: string;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** x-mcp-file arguments: My Files ids the user picked. */
+  fileInputs?: Record<string, string | string[]>;
+  /** The user's cancel button. */
+  signal?: AbortSignal;
+}
+
+export interface ServerSettings {
+  fileMode: FileMode;
+  timeouts: WatchdogTimeouts;
+  /**
+   * Look for files a local server wrote without listing them (a walk of the workspace before and
+   * after the call: about 10–30 ms with 1,000 files). Remote servers never get it.
+   * @default true
+   */
+  detectWorkspaceFiles?: boolean;
+}
+
+export interface ToolCallDeps {
+  pool: ConnectionPool;
+  files: FileStore;
+  workspaces: Workspaces;
+  serverSettings(server: string): ServerSettings;
+  /** The URL a tool fetches a file from, e.g. `<base>/api/files/<id>/content?token=<token>`. */
+  downloadUrl(fileId: string, token: string): string;
+  clock?: Clock;
+  emit(event: CallEvent): void;
+}
+
+export interface ToolCallResponse extends CallAnswer {
+  callId: string;
+  status: 'finished' | 'failed' | 'cancelled';
+  /** The arguments as the model's transcript may show them (absent when preparation failed). */
+  transcript?: Record<string, unknown>;
+}
+
+export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallResponse> {
+  const clock = deps.clock ?? systemClock;
+  const callId = request.callId ?? randomUUID();
+  const events = createCallEventSink({ callId, emit: deps.emit, now: () => clock.now() });
+  const { user } = request;
+  let transcript: Record<string, unknown> | undefined;
+  let redaction = redactionFor(undefined, []);
+  const opened: CollectedFile[] = [];
+  let workspace: Promise<Workspace> | undefined;
+  const getWorkspace = () => {
+    workspace ??= deps.workspaces.forUser(user.username);
+    return workspace;
+  };
+
+  const respond = (status: ToolCallResponse['status'], result: CallAnswer): ToolCallResponse => ({
+    callId,
+    status,
+    ...(transcript ? { transcript } : {}),
+    ...result,
+  });
+  const fail = (error: ErrorEnvelope, warnings: string[] = []) => {
+    const meta = error.meta_data;
+    events.emit({
+      type: 'failed',
+      code: meta.error_code,
+      message: error.results.error,
+      retryable: meta.retryable,
+    });
+    return respond('failed', answerFromError(error, { warnings, redaction }));
+  };
+  const cancelled = (reason: string) => {
+    events.emit({ type: 'cancelled', reason });
+    return respond('cancelled', answerFromError(errorEnvelope('E_CANCELLED', { reason }), { redaction }));
+  };
+
+  events.emit({ type: 'started', server: request.server, tool: request.tool });
+  try {
+    // 1. The tool and its conventions.
+    const connection = await deps.pool.get(request.server, user.username);
+    const tool = (await connection.listTools()).find((candidate) => candidate.name === request.tool);
+    if (!tool) {
+      return fail(
+        errorEnvelope('E_INVALID_INPUT', { field: 'tool' }, `Unknown tool ${request.server}/${request.tool}`),
+      );
+    }
+    const conventions = resolveConventions(tool.inputSchema);
+
+    // 2. Arguments.
+    const settings = deps.serverSettings(request.server);
+    const flags = await deps.files.flags(user.owner);
+    const prepared = await prepareArguments({
+      conventions,
+      arguments: request.arguments,
+      fileInputs: request.fileInputs,
+      user,
+      fileMode: settings.fileMode,
+      files: deps.files,
+      workspace: getWorkspace,
+      downloadUrl: deps.downloadUrl,
+      base64LimitBytes: flags.base64_size_limit_bytes,
+      signal: request.signal,
+    });
+    if (!prepared.ok) return fail(prepared.error, prepared.warnings);
+    transcript = prepared.transcript;
+    const ws = await getWorkspace();
+    redaction = redactionFor(ws, prepared.handedOver);
+    events.emit({
+      type: 'arguments_prepared',
+      transcript,
+      handedOver: prepared.handedOver.map(({ argument, index, fileId, name, mode }) =>
+        index === undefined ? { argument, fileId, name, mode } : { argument, index, fileId, name, mode },
+      ),
+      dropped: prepared.dropped,
+    });
+    // Only a local server writes into the workspace; a remote one cannot, so nothing to detect.
+    const detect = connection.kind === 'local' && settings.detectWorkspaceFiles !== false;
+    const before = detect ? await ws.snapshot() : undefined;
+
+    // 3. The call.
+    const hooks: CallWithWatchdogHooks = eventHooks(events);
+    const call = await callWithWatchdog({
+      connection,
+      tool: request.tool,
+      arguments: prepared.arguments,
+      timeouts: settings.timeouts,
+      clock,
+      signal: request.signal,
+      ...hooks,
+    });
+    if (call.kind === 'cancelled') return cancelled(call.reason);
+    if (call.kind !== 'result') return fail(call.error, prepared.warnings);
+
+    // 4. Outputs.
+    const collected = await collectOutputs({
+      result: call.result,
+      workspace: ws,
+      before,
+      maxFileBytes: flags.max_file_size_bytes,
+      deferredExpiresHours: flags.deferred_expires_hours,
+    });
+    if (!collected.ok) return fail(collected.error, prepared.warnings);
+    opened.push(...collected.files);
+
+    // 5. My Files.
+    const stored = await storeOutputs({
+      files: deps.files,
+      owner: user.owner,
+      sessionId: request.sessionId,
+      outputs: collected.files,
+      display: collected.outcome.display,
+      signal: request.signal,
+      onStored: (file) => events.emit({ type: 'file_stored', file: storedSummary(file) }),
+    });
+
+    // 6. The answer.
+    const result = answer({
+      outcome: collected.outcome,
+      stored: stored.stored,
+      rejected: [...collected.rejected, ...stored.rejected],
+      unstored: stored.unstored,
+      warnings: [...prepared.warnings, ...collected.warnings],
+      redaction,
+    });
+    events.emit({ type: 'finished', isError: result.forModel.isError, files: stored.stored.length });
+    return respond('finished', result);
+  } catch (error) {
+    if (request.signal?.aborted) return cancelled('cancelled by the user');
+    if (error instanceof FerryError) return fail(error.toEnvelope());
+    // The cause goes to the UI envelope's details only: it may name host paths.
+    return fail(
+      errorEnvelope('E_INTERNAL', { cause: error instanceof Error ? error.message : String(error) }),
+    );
+  } finally {
+    await Promise.all(opened.map((file) => file.opened?.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,55 @@
+// Step 1: what a tool's inputSchema says about the arguments Ferry fills or rewrites. Pure.
+//   username            v2 §4 / v2.1 §3.1: overwritten with the authenticated user, only if declared
+//   filename            v2.1 §3.1 / v2 §4: a single file reference
+//   filenames           v2.1 §3.1: several file references
+//   file_names          v2 §4: several file references
+//   file_data_base64    file-injection-pattern: the file's bytes, only meaningful beside `filename`
+//   x-mcp-file          SEP-2356: file inputs the user picks, never the model
+import { type FileInput, findFileInputs } from '@ferry/contract';
+
+export interface ToolConventions {
+  /** Every property the schema declares (file inputs included). */
+  declared: ReadonlySet<string>;
+  /**
+   * The schema lets undeclared arguments through (`additionalProperties` true or a schema), so
+   * they are kept. Absent or false: they are dropped (DESIGN step 2).
+   */
+  allowsUndeclared: boolean;
+  username: boolean;
+  filename: boolean;
+  filenames: boolean;
+  fileNames: boolean;
+  /** Declared beside `filename`. */
+  fileDataBase64: boolean;
+  fileInputs: FileInput[];
+  /** Ignored x-mcp-file keywords and the like, for logs. */
+  warnings: string[];
+}
+
+export function resolveConventions(inputSchema: unknown): ToolConventions {
+  const schema = isObject(inputSchema) ? inputSchema : {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const declared = new Set(Object.keys(properties));
+  const found = findFileInputs(schema);
+  const fileInputs = found.inputs;
+  const fileInputNames = new Set(fileInputs.map((input) => input.path[0] as string));
+  // A property that is an x-mcp-file input follows SEP-2356, whatever it is called.
+  const convention = (name: string) => declared.has(name) && !fileInputNames.has(name);
+  const filename = convention('filename');
+  const additional = schema.additionalProperties;
+  return {
+    declared,
+    allowsUndeclared: additional === true || isObject(additional),
+    username: convention('username'),
+    filename,
+    filenames: convention('filenames'),
+    fileNames: convention('file_names'),
+    fileDataBase64: filename && convention('file_data_base64'),
+    fileInputs,
+    warnings: found.warnings.map((w) => `inputSchema${w.pointer}: ${w.reason}`),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

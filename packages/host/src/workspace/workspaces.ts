@@ -1,0 +1,150 @@
+// Per-user workspaces: the directory a tool writes into (v2.1 §5: `/tmp/{username}/`) and where
+// Ferry materializes input files (`input_files/`). Two views of one directory: `hostDir` is where
+// it lives on the host, `toolDir` the path the tool sees. Unsandboxed they are equal; the sandbox
+// binds hostDir at /tmp/<username> and passes `toolRoot: '/tmp'`.
+import { chmod, lstat, mkdir, realpath } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { collapsePosixPath, FerryError, isValidUsername } from '@ferry/contract';
+import { type MaterializeCache, materializeInput } from './materialize-input.js';
+import {
+  INPUT_DIR_NAME,
+  type SnapshotOptions,
+  snapshotWorkspace,
+  type WorkspaceSnapshot,
+} from './workspace-snapshot.js';
+
+export interface WorkspacesOptions {
+  /** Host directory holding one directory per user; created (0700) when missing. */
+  root: string;
+  /**
+   * Where the tool sees the workspaces: `<toolRoot>/<username>`. Omit when tools run unsandboxed
+   * (they see the host paths). The sandbox sets '/tmp'.
+   */
+  toolRoot?: string;
+  /** Bounds of the detection walk. */
+  snapshot?: SnapshotOptions;
+}
+
+export interface MaterializeRequest {
+  /** A normalized file name (one path component): the file lands at `input_files/<name>`. */
+  name: string;
+  /** The My Files id of this version; an unchanged copy from an earlier call is reused. */
+  fileId: string;
+  size: number;
+  open(): Promise<Readable>;
+}
+
+export interface Workspace {
+  readonly username: string;
+  /** Real path on the host, mode 0700. */
+  readonly hostDir: string;
+  /** The same directory as the tool sees it. */
+  readonly toolDir: string;
+  /** Host path of `input_files/`. */
+  readonly inputDir: string;
+  /** Host path inside hostDir → tool path. Throws for a path outside (programmer error). */
+  toToolPath(hostPath: string): string;
+  /** Tool path → host path, lexically (`..` collapsed); undefined when outside toolDir. */
+  toHostPath(toolPath: string): string | undefined;
+  /** Regular files outside `input_files/` with size, mtime and inode, for detection. */
+  snapshot(): Promise<WorkspaceSnapshot>;
+  /** Writes a read-only (0444) copy into `input_files/` and returns its tool path. */
+  materializeInput(request: MaterializeRequest): Promise<string>;
+}
+
+export interface Workspaces {
+  /** Creates the user's workspace on first use. Throws E_INVALID_INPUT for an invalid username. */
+  forUser(username: string): Promise<Workspace>;
+}
+
+export function createWorkspaces(options: WorkspacesOptions): Workspaces {
+  if (typeof options?.root !== 'string' || options.root === '') {
+    throw new Error('[ferry/host] [workspaces] option "root" is required');
+  }
+  const root = resolve(options.root);
+  const toolRoot = options.toolRoot === undefined ? undefined : collapsePosixPath(options.toolRoot);
+  const cache: MaterializeCache = new Map();
+  let realRoot: Promise<string> | undefined;
+
+  const ensureRoot = () => {
+    realRoot ??= mkdir(root, { recursive: true, mode: 0o700 })
+      .then(() => realpath(root))
+      .catch((error: unknown) => {
+        // Not cached: the next call tries again (a full disk or a missing mount may be fixed).
+        realRoot = undefined;
+        throw error;
+      });
+    return realRoot;
+  };
+
+  return {
+    async forUser(username) {
+      if (!isValidUsername(username)) {
+        throw new FerryError('E_INVALID_INPUT', `Invalid username: ${JSON.stringify(username)}`, {
+          field: 'username',
+        });
+      }
+      const hostDir = join(await ensureRoot(), username);
+      await ensurePrivateDir(hostDir);
+      const toolDir = toolRoot === undefined ? hostDir : join(toolRoot, username);
+      return createWorkspace({ username, hostDir, toolDir, cache, snapshot: options.snapshot });
+    },
+  };
+}
+
+/** Creates `dir` with mode 0700, or checks an existing one is a real directory of ours and tightens it. */
+async function ensurePrivateDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { mode: 0o700 });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stats = await lstat(dir);
+  const uid = process.getuid?.();
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) {
+    // A symlink or someone else's directory here would redirect every write Ferry makes.
+    throw new FerryError('E_INTERNAL', `Workspace ${dir} is not a directory owned by Ferry`, {});
+  }
+  if ((stats.mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+}
+
+function createWorkspace(init: {
+  username: string;
+  hostDir: string;
+  toolDir: string;
+  cache: MaterializeCache;
+  snapshot: SnapshotOptions | undefined;
+}): Workspace {
+  const { username, hostDir, toolDir, cache } = init;
+  const inputDir = join(hostDir, INPUT_DIR_NAME);
+  const workspace: Workspace = {
+    username,
+    hostDir,
+    toolDir,
+    inputDir,
+    toToolPath(hostPath) {
+      const rest = relativeInside(hostDir, hostPath);
+      if (rest === undefined) throw new Error(`[ferry/host] ${hostPath} is outside the workspace ${hostDir}`);
+      return rest === '' ? toolDir : `${toolDir}/${rest}`;
+    },
+    toHostPath(toolPath) {
+      if (typeof toolPath !== 'string' || !toolPath.startsWith('/') || toolPath.includes('\0'))
+        return undefined;
+      const rest = relativeInside(toolDir, collapsePosixPath(toolPath));
+      if (rest === undefined) return undefined;
+      return rest === '' ? hostDir : join(hostDir, rest);
+    },
+    snapshot: () => snapshotWorkspace(hostDir, init.snapshot),
+    materializeInput: (request) => materializeInput(workspace, cache, request),
+  };
+  return workspace;
+}
+
+/** `path` relative to `dir` ('' for dir itself) when inside it, else undefined. Both collapsed. */
+function relativeInside(dir: string, path: string): string | undefined {
+  if (path === dir) return '';
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
+}

@@ -1,0 +1,206 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConnectionPool, ToolConnection } from '../../src/connections/connection.js';
+import type { ConnectionEvent } from '../../src/connections/connection-events.js';
+import { createConnectionPool } from '../../src/connections/connection-pool.js';
+import type { ServerConfigInput } from '../../src/servers/server-config.js';
+import { createServerRegistry } from '../../src/servers/server-registry.js';
+import { createEventLog, type EventLog } from '../support/event-log.js';
+import { isGone, waitUntilGone } from '../support/processes.js';
+import { fixtureServer } from '../support/servers.js';
+
+// The pool against the fixture server over stdio (a real process per connection): reuse,
+// per-user processes, idle reaping, restart after a crash, process-group kill, large results,
+// tools/list caching, progress and cancellation.
+
+let pool: ConnectionPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+function start(servers: Record<string, ServerConfigInput> = { fixture: fixtureServer() }) {
+  const log = createEventLog();
+  pool = createConnectionPool({
+    registry: createServerRegistry(servers),
+    onEvent: log.listener,
+    onStderr: () => {},
+  });
+  return { pool, log };
+}
+
+const never = () => new AbortController().signal;
+const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const call = async (connection: ToolConnection, name: string, args: Record<string, unknown> = {}) =>
+  textOf(await connection.callTool({ name, arguments: args }, { signal: never() }));
+const closedEvent = (log: EventLog, pid: number | undefined) =>
+  log.waitFor((e) => e.type === 'closed' && e.pid === pid, { past: true }) as Promise<
+    Extract<ConnectionEvent, { type: 'closed' }>
+  >;
+
+describe('connection pool: local servers over stdio', () => {
+  it('starts one process per (server, user) and reuses it across calls and concurrent gets', async () => {
+    const { pool, log } = start();
+    const [a, b, c] = await Promise.all([
+      pool.get('fixture', 'alice'),
+      pool.get('fixture', 'alice'),
+      pool.get('fixture', 'alice'),
+    ]);
+    expect(a.kind).toBe('local');
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    const pid = await call(a, 'pid');
+    expect(Number(pid)).toBe(a.pid);
+    const again = await pool.get('fixture', 'alice');
+    expect(again).toBe(a);
+    expect(await call(again, 'pid')).toBe(pid);
+    expect(log.events.filter((e) => e.type === 'connected')).toHaveLength(1);
+  });
+
+  it('gives every user their own process', async () => {
+    const { pool } = start();
+    const alice = await pool.get('fixture', 'alice');
+    const bob = await pool.get('fixture', 'bob');
+    expect(alice).not.toBe(bob);
+    expect(await call(alice, 'pid')).not.toBe(await call(bob, 'pid'));
+    expect(alice.pid).not.toBe(bob.pid);
+  });
+
+  it('reaps a connection after idleSeconds without calls, and starts a new one on the next get', async () => {
+    const { pool, log } = start({ fixture: fixtureServer({ idleSeconds: 0.3 }) });
+    const first = await pool.get('fixture', 'alice');
+    await call(first, 'pid');
+    const closed = await closedEvent(log, first.pid);
+    expect(closed).toMatchObject({ reason: 'idle', user: 'alice' });
+    expect(isGone(first.pid as number)).toBe(true);
+    const second = await pool.get('fixture', 'alice');
+    expect(second.pid).not.toBe(first.pid);
+    expect(await call(second, 'pid')).toBe(String(second.pid));
+  });
+
+  it('does not reap a connection while a call is running', async () => {
+    const { pool, log } = start({ fixture: fixtureServer({ idleSeconds: 0.1 }) });
+    const connection = await pool.get('fixture', 'alice');
+    const result = await call(connection, 'progress', { steps: 4, delayMs: 100 });
+    expect(result).toBe('done');
+    expect(log.events.filter((e) => e.type === 'closed')).toEqual([]);
+    await closedEvent(log, connection.pid);
+  });
+
+  it('restarts a server on the next get after it crashed', async () => {
+    const { pool, log } = start();
+    const first = await pool.get('fixture', 'alice');
+    await expect(call(first, 'crash')).rejects.toThrowError(/closed/i);
+    expect(await closedEvent(log, first.pid)).toMatchObject({ reason: 'exited', exitCode: 3 });
+    await expect(call(first, 'pid')).rejects.toThrowError(/closed; get a new one/);
+    const second = await pool.get('fixture', 'alice');
+    expect(second.pid).not.toBe(first.pid);
+    expect(await call(second, 'pid')).toBe(String(second.pid));
+  });
+
+  it('kill() ends the process group, grandchildren included; the next get starts a fresh process', async () => {
+    const { pool, log } = start();
+    const first = await pool.get('fixture', 'alice');
+    const grandchild = Number(await call(first, 'spawn_child'));
+    expect(isGone(grandchild)).toBe(false);
+    const pending = first.callTool({ name: 'wait_for_cancel', arguments: {} }, { signal: never() });
+    await first.kill('timeout after 30 s');
+    await expect(pending).rejects.toThrowError(/closed/i);
+    expect(isGone(first.pid as number)).toBe(true);
+    await waitUntilGone(grandchild);
+    expect(await closedEvent(log, first.pid)).toMatchObject({
+      reason: 'killed',
+      detail: 'timeout after 30 s',
+      signal: 'SIGKILL',
+    });
+    const second = await pool.get('fixture', 'alice');
+    expect(second.pid).not.toBe(first.pid);
+  });
+
+  it('passes a 50 MB tool result', async () => {
+    const { pool } = start();
+    const connection = await pool.get('fixture', 'alice');
+    const text = await call(connection, 'big', { bytes: 50 * 1024 * 1024 });
+    expect(text.length).toBe(50 * 1024 * 1024);
+  });
+
+  it('caches tools/list until notifications/tools/list_changed', async () => {
+    const { pool, log } = start();
+    const connection = await pool.get('fixture', 'alice');
+    const tools = await connection.listTools();
+    expect(tools.map((t) => t.name)).toContain('pid');
+    expect(await connection.listTools()).toBe(tools);
+    await call(connection, 'add_tool', { name: 'added_later' });
+    await log.waitFor((e) => e.type === 'tools-changed', { past: true });
+    const refreshed = await connection.listTools();
+    expect(refreshed).not.toBe(tools);
+    expect(refreshed.map((t) => t.name)).toContain('added_later');
+  });
+
+  it('forwards progress notifications with their messages', async () => {
+    const { pool } = start();
+    const connection = await pool.get('fixture', 'alice');
+    const updates: unknown[] = [];
+    const result = await connection.callTool(
+      { name: 'progress', arguments: { steps: 3 } },
+      { signal: never(), onProgress: (update) => updates.push(update) },
+    );
+    expect(textOf(result)).toBe('done');
+    expect(updates).toEqual([
+      { progress: 1, total: 3, message: 'step 1/3' },
+      { progress: 2, total: 3, message: 'step 2/3' },
+      { progress: 3, total: 3, message: 'step 3/3' },
+    ]);
+  });
+
+  it('aborting sends notifications/cancelled and rejects with the abort reason', async () => {
+    const { pool } = start();
+    const connection = await pool.get('fixture', 'alice');
+    const controller = new AbortController();
+    const reason = new Error('cancelled by the watchdog');
+    // Cancelled once the server reports it is running the call.
+    const pending = connection.callTool(
+      { name: 'wait_for_cancel', arguments: {} },
+      { signal: controller.signal, onProgress: () => controller.abort(reason) },
+    );
+    await expect(pending).rejects.toBe(reason);
+    // `cancelled` answers once the server saw the cancellation of wait_for_cancel.
+    expect(await call(connection, 'cancelled')).toBe('yes');
+    // The process survives a cancel.
+    expect(await call(connection, 'pid')).toBe(String(connection.pid));
+  });
+
+  it('rejects invalid usernames, unknown and disabled servers', async () => {
+    const { pool } = start({ fixture: fixtureServer(), off: fixtureServer({ enabled: false }) });
+    await expect(pool.get('fixture', '../alice')).rejects.toMatchObject({ code: 'E_INVALID_INPUT' });
+    await expect(pool.get('missing', 'alice')).rejects.toThrowError(/Unknown MCP server "missing"/);
+    await expect(pool.get('off', 'alice')).rejects.toThrowError(/MCP server "off" is disabled/);
+  });
+
+  it('reports a server that cannot start, with its stderr, and tries again on the next get', async () => {
+    const { pool, log } = start({
+      broken: {
+        transport: 'stdio',
+        command: process.execPath,
+        args: ['-e', "console.error('missing API key'); process.exit(2)"],
+      },
+      absent: { transport: 'stdio', command: 'no-such-command-ferry' },
+    });
+    await expect(pool.get('broken', 'alice')).rejects.toThrowError(
+      /Could not connect to MCP server "broken": .*\nstderr: missing API key/s,
+    );
+    await expect(pool.get('broken', 'alice')).rejects.toMatchObject({ code: 'E_INTERNAL' });
+    expect(log.events.filter((e) => e.type === 'closed' && e.reason === 'failed')).toHaveLength(2);
+    await expect(pool.get('absent', 'alice')).rejects.toThrowError(/ENOENT/);
+  });
+
+  it('close() stops every process and refuses new connections', async () => {
+    const { pool } = start();
+    const alice = await pool.get('fixture', 'alice');
+    const bob = await pool.get('fixture', 'bob');
+    await pool.close();
+    expect(isGone(alice.pid as number)).toBe(true);
+    expect(isGone(bob.pid as number)).toBe(true);
+    await expect(pool.get('fixture', 'alice')).rejects.toThrowError(/pool is closed/);
+  });
+});

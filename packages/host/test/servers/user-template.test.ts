@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fillUserTemplate,
+  fillUserTemplates,
+  hasOnlyUserPlaceholders,
+} from '../../src/servers/user-template.js';
+
+describe('{{user}} templates', () => {
+  it('fills every {{user}} with a valid username', () => {
+    expect(fillUserTemplate('/tmp/{{user}}/out-{{user}}', 'alice@example.com')).toBe(
+      '/tmp/alice@example.com/out-alice@example.com',
+    );
+    expect(fillUserTemplates({ 'X-User': '{{user}}', Other: 'fixed' }, 'bob')).toEqual({
+      'X-User': 'bob',
+      Other: 'fixed',
+    });
+  });
+
+  it('refuses usernames that are not valid, even where no placeholder is used', () => {
+    for (const user of ['', '../etc', 'a b', 'bob\r\nX-Admin: 1', '-rf', 'a/b']) {
+      expect(() => fillUserTemplate('{{user}}', user)).toThrowError(/Invalid username/);
+      expect(() => fillUserTemplate('fixed', user)).toThrowError(/Invalid username/);
+    }
+  });
+
+  it('accepts only the {{user}} placeholder', () => {
+    expect(hasOnlyUserPlaceholders('plain')).toBe(true);
+    expect(hasOnlyUserPlaceholders('{{user}}-{{user}}')).toBe(true);
+    expect(hasOnlyUserPlaceholders('{{User}}')).toBe(false);
+    expect(hasOnlyUserPlaceholders('{{user}')).toBe(false);
+    expect(hasOnlyUserPlaceholders('{{ user }}')).toBe(false);
+  });
+});

@@ -1,0 +1,94 @@
+// One entry point per server file, runnable both ways with the same code:
+//   node --import tsx --conditions=ferry-source server.ts              → stdio
+//   node --import tsx --conditions=ferry-source server.ts --http 8811  → Streamable HTTP
+// The factory is called per connection (stdio) or per request (HTTP, the SDK's stateless serving),
+// so a server must keep no state in the McpServer instance between calls.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveHttp } from './serve-http.js';
+
+export type ServerArgs = { transport: 'stdio' } | { transport: 'http'; port: number };
+
+export interface RunServerOptions {
+  /** Used as a prefix of log lines on stderr. */
+  name: string;
+  /** @default process.argv.slice(2) */
+  argv?: string[];
+}
+
+export interface RunningServer {
+  readonly transport: 'stdio' | 'http';
+  /** The endpoint URL for HTTP; undefined for stdio. */
+  readonly url?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `--http <port>` or `--http=<port>` (0 = any free port) selects Streamable HTTP; anything else,
+ * stdio. Throws TypeError on a port that is not an integer from 0 to 65535.
+ */
+export function parseServerArgs(argv: readonly string[]): ServerArgs {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = arg === '--http' ? argv[i + 1] : arg.startsWith('--http=') ? arg.slice(7) : undefined;
+    if (arg !== '--http' && value === undefined) continue;
+    const port = Number(value);
+    if (value === undefined || value === '' || !Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new TypeError(`--http needs a port from 0 to 65535, got ${JSON.stringify(value ?? '')}`);
+    }
+    return { transport: 'http', port };
+  }
+  return { transport: 'stdio' };
+}
+
+/**
+ * Serves `createServer` over stdio, or over Streamable HTTP on 127.0.0.1 when the arguments say
+ * `--http <port>`. In HTTP mode it prints `listening on http://127.0.0.1:<port>/mcp` on stderr
+ * (with the real port when 0 was asked), which is what scripts and tests wait for, and closes
+ * cleanly on SIGINT/SIGTERM.
+ */
+export async function runServer(
+  createServer: McpServerFactory,
+  options: RunServerOptions,
+): Promise<RunningServer> {
+  const args = parseServerArgs(options.argv ?? process.argv.slice(2));
+  const onerror = (error: Error) => console.error(`[${options.name}] ${error.message}`);
+  if (args.transport === 'stdio') {
+    const handle = serveStdio(createServer, { onerror });
+    return { transport: 'stdio', close: () => handle.close() };
+  }
+  const http = await serveHttp(createServer, { port: args.port, onerror });
+  console.error(`listening on ${http.url}`);
+  const stop = () => {
+    http.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    transport: 'http',
+    url: http.url,
+    close: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      return http.close();
+    },
+  };
+}
+
+/**
+ * Whether the module at `moduleUrl` (pass `import.meta.url`) is the script Node was started with,
+ * so a server file can both export its factory (for tests and hosts) and run when executed.
+ */
+export function isMainModule(moduleUrl: string, entry: string | undefined = process.argv[1]): boolean {
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
+}
