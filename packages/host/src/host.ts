@@ -1,6 +1,8 @@
 // The host, assembled: server registry + connection pool + workspaces + the tool-call pipeline,
 // over a FileStore. This is what the HTTP API and the CLI hold; every part stays replaceable (the
-// sandbox issue passes its own launcher).
+// sandbox passes its own launcher, and the tool root that goes with it). A launcher that throws a
+// FerryError (E_SANDBOX_UNAVAILABLE, E_QUOTA_EXCEEDED) fails the call with that envelope: the pool
+// and the pipeline pass it on unchanged.
 import { resolve } from 'node:path';
 import type { FileStore } from '@ferry/storage';
 import type { Tool } from '@modelcontextprotocol/client';
@@ -10,6 +12,7 @@ import { type ServerLauncher, unsandboxedLauncher } from './connections/launcher
 import type { CallEvent } from './events/call-events.js';
 import { callTool, type ToolCallRequest, type ToolCallResponse } from './pipeline/call-tool.js';
 import type { Clock } from './pipeline/clock.js';
+import type { StdioServerConfig } from './servers/server-config.js';
 import { loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
 import { createWorkspaces, type Workspaces } from './workspace/workspaces.js';
 
@@ -26,13 +29,23 @@ export interface HostOptions {
    * FERRY_WORKSPACE_ROOT pointing at `workspacesRoot`, so tools write where Ferry looks.
    */
   launcher?: ServerLauncher;
-  /** Where the tool sees the workspaces (the sandbox sets '/tmp'). @default the host path */
-  toolRoot?: string;
+  /**
+   * Where tools see the workspaces, so paths they return map to the right host directory: one
+   * root for every local server ('/tmp' when all run sandboxed), or a function of the server, for
+   * a host whose servers differ (a sandbox launcher's `toolRootFor`: '/tmp' for the servers it
+   * sandboxes, undefined for those it runs unsandboxed). @default the host path
+   */
+  toolRoot?: string | ToolRootResolver;
   /** Every event of every call. */
   emit?(event: CallEvent): void;
   clock?: Clock;
   pool?: Omit<ConnectionPoolOptions, 'registry' | 'launcher'>;
 }
+
+/** A local server's tool root; undefined: the tools see the host path. */
+export type ToolRootResolver = (
+  server: StdioServerConfig,
+) => string | undefined | Promise<string | undefined>;
 
 export interface Host {
   readonly registry: ServerRegistry;
@@ -53,10 +66,29 @@ export function createHost(options: HostOptions): Host {
       return { ...spec, env: { ...spec.env, FERRY_WORKSPACE_ROOT: workspacesRoot } };
     });
   const pool = createConnectionPool({ ...options.pool, registry, launcher });
-  const workspaces = createWorkspaces({
-    root: workspacesRoot,
-    ...(options.toolRoot === undefined ? {} : { toolRoot: options.toolRoot }),
-  });
+  // One view of the same directories per tool root (the host path is `undefined`).
+  const views = new Map<string | undefined, Workspaces>();
+  const viewAt = (toolRoot: string | undefined): Workspaces => {
+    let view = views.get(toolRoot);
+    if (view === undefined) {
+      view = createWorkspaces({ root: workspacesRoot, ...(toolRoot === undefined ? {} : { toolRoot }) });
+      views.set(toolRoot, view);
+    }
+    return view;
+  };
+  const { toolRoot } = options;
+  const workspaces = viewAt(typeof toolRoot === 'string' ? toolRoot : undefined);
+  const workspacesFor = (serverName: string): Workspaces => {
+    if (typeof toolRoot !== 'function') return workspaces;
+    return {
+      ...workspaces,
+      forUser: async (username) => {
+        const server = registry.get(serverName);
+        const root = server.transport === 'stdio' ? await toolRoot(server) : undefined;
+        return viewAt(root).forUser(username);
+      },
+    };
+  };
 
   return {
     registry,
@@ -67,7 +99,7 @@ export function createHost(options: HostOptions): Host {
       callTool(request, {
         pool,
         files: options.files,
-        workspaces,
+        workspaces: workspacesFor(request.server),
         serverSettings: (server) => {
           const config = registry.get(server);
           const { timeouts } = config;
@@ -83,6 +115,10 @@ export function createHost(options: HostOptions): Host {
           emit?.(event);
         },
       }),
-    close: () => pool.close(),
+    close: async () => {
+      await pool.close();
+      // After the pool: no call is left to finish a detection window.
+      await Promise.all([...views.values()].map((view) => view.close()));
+    },
   };
 }

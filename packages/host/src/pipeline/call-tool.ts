@@ -20,6 +20,7 @@ import { type ErrorEnvelope, errorEnvelope, FerryError } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { ConnectionPool } from '../connections/connection.js';
 import { type CallEvent, createCallEventSink } from '../events/call-events.js';
+import type { DetectionWindow } from '../workspace/detection-window.js';
 import type { Workspace, Workspaces } from '../workspace/workspaces.js';
 import { answer, answerFromError, type CallAnswer } from './answer.js';
 import { type CallWithWatchdogHooks, eventHooks, redactionFor, storedSummary } from './call-tool-support.js';
@@ -48,8 +49,9 @@ export interface ServerSettings {
   fileMode: FileMode;
   timeouts: WatchdogTimeouts;
   /**
-   * Look for files a local server wrote without listing them (a walk of the workspace before and
-   * after the call: about 10–30 ms with 1,000 files). Remote servers never get it.
+   * Look for files a local server wrote without listing them (a change tracker per workspace:
+   * a fraction of a millisecond per call; a walk on the user's first call or when watching
+   * fails). Remote servers never get it.
    * @default true
    */
   detectWorkspaceFiles?: boolean;
@@ -82,6 +84,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
   let redaction = redactionFor(undefined, []);
   const opened: CollectedFile[] = [];
   let workspace: Promise<Workspace> | undefined;
+  let detection: DetectionWindow | undefined;
   const getWorkspace = () => {
     workspace ??= deps.workspaces.forUser(user.username);
     return workspace;
@@ -149,7 +152,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     });
     // Only a local server writes into the workspace; a remote one cannot, so nothing to detect.
     const detect = connection.kind === 'local' && settings.detectWorkspaceFiles !== false;
-    const before = detect ? await ws.snapshot() : undefined;
+    if (detect) detection = await ws.startDetection();
 
     // 3. The call.
     const hooks: CallWithWatchdogHooks = eventHooks(events);
@@ -169,7 +172,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     const collected = await collectOutputs({
       result: call.result,
       workspace: ws,
-      before,
+      detection,
       maxFileBytes: flags.max_file_size_bytes,
       deferredExpiresHours: flags.deferred_expires_hours,
     });
@@ -206,6 +209,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       errorEnvelope('E_INTERNAL', { cause: error instanceof Error ? error.message : String(error) }),
     );
   } finally {
+    // A call that failed or was cancelled never finished its window: stop recording for it.
+    detection?.dispose();
     await Promise.all(opened.map((file) => file.opened?.close().catch(() => undefined)));
   }
 }

@@ -19,8 +19,9 @@ import {
   viewerForFile,
 } from '@ferry/contract';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { type DetectionWindow, walkWindow } from '../workspace/detection-window.js';
 import { type OpenedWorkspaceFile, resolveWorkspaceFile } from '../workspace/resolve-workspace-file.js';
-import { changedFiles, type WorkspaceSnapshot } from '../workspace/workspace-snapshot.js';
+import type { WorkspaceSnapshot } from '../workspace/workspace-snapshot.js';
 import type { Workspace } from '../workspace/workspaces.js';
 
 /** The contract's origins plus files found in the workspace. */
@@ -46,7 +47,9 @@ export interface HostRejectedOutput {
 export interface CollectOutputsInput {
   result: CallToolResult;
   workspace: Workspace;
-  /** Taken before the call; omit to skip detection (remote servers cannot write here). */
+  /** Opened before the call (`workspace.startDetection()`); finished here. */
+  detection?: DetectionWindow;
+  /** A walk taken before the call, compared with one taken here (when there is no `detection`). */
   before?: WorkspaceSnapshot;
   maxFileBytes: number;
   deferredExpiresHours: number;
@@ -117,11 +120,13 @@ export async function collectOutputs(input: CollectOutputsInput): Promise<Collec
     else files.push({ ...output });
   }
 
-  if (input.before) {
-    const after = await workspace.snapshot();
-    if (after.truncated) warnings.push('workspace too large to scan fully; unlisted files may be missed');
+  // Neither: skip detection (remote servers cannot write here).
+  const detection = input.detection ?? (input.before && walkWindow(input.before, () => workspace.snapshot()));
+  if (detection) {
+    const changes = await detection.finish();
+    if (changes.truncated) warnings.push('workspace too large to scan fully; unlisted files may be missed');
     const taken = new Set(files.map((file) => file.name));
-    for (const hostPath of changedFiles(input.before, after)) {
+    for (const hostPath of changes.paths) {
       if (referenced.has(hostPath)) continue;
       const name = unique(normalizeFilename(basename(hostPath)), taken);
       const mime = mimeFromName(name);

@@ -6,19 +6,42 @@
 //   4. open with O_NOFOLLOW|O_NONBLOCK (a FIFO swapped in cannot block us, a symlink cannot be
 //      followed), fstat: still a regular file and the same inode as in 3;
 //   5. the opened file's own path (/proc/self/fd on Linux, else the parent's realpath again) is
-//      still inside hostDir.
-// Nothing is read before all five pass. The sandbox issue adds OS-level isolation on top.
+//      still inside hostDir;
+//   6. not hard-linked elsewhere: a second name may be outside the workspace (a tool running
+//      unsandboxed can `ln /etc/shadow out.txt`), and no check on this name shows where the others
+//      are. The one exception is a link to the user's own input (2 links, the other one in
+//      `input_files/`); 3 or more links are refused even then;
+//   7. not larger than `maxBytes`; the stream then stops at the size checked here, so a file that
+//      grows (or a sparse one extended) after the check cannot push more bytes through.
+// Nothing is read before all of them pass. Every refusal is logged with the user. The sandbox
+// (packages/sandbox) adds OS-level isolation on top: inside it, links across its mounts fail.
 import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, readlink, realpath } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readdir, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   type ErrorEnvelope,
+  FerryError,
   type FerryErrorCode,
   fileNotFoundError,
+  fileTooLargeError,
   invalidPathError,
 } from '@ferry/contract';
 import type { Workspace } from './workspaces.js';
+
+export interface ResolveWorkspaceFileOptions {
+  /** Larger files are refused with E_FILE_TOO_LARGE before anything is read. */
+  maxBytes?: number;
+  /** Receives every refusal (not missing files). @default a line on stderr */
+  log?: (refusal: WorkspaceFileRefusal) => void;
+}
+
+export interface WorkspaceFileRefusal {
+  user: string;
+  toolPath: string;
+  code: 'E_INVALID_PATH' | 'E_FILE_TOO_LARGE';
+  reason: string;
+}
 
 export interface OpenedWorkspaceFile {
   toolPath: string;
@@ -34,7 +57,7 @@ export type WorkspaceFileResult =
   | { ok: true; file: OpenedWorkspaceFile }
   | {
       ok: false;
-      code: Extract<FerryErrorCode, 'E_INVALID_PATH' | 'E_FILE_NOT_FOUND'>;
+      code: Extract<FerryErrorCode, 'E_INVALID_PATH' | 'E_FILE_NOT_FOUND' | 'E_FILE_TOO_LARGE'>;
       /** For logs and the UI; names the path. */
       reason: string;
       error: ErrorEnvelope;
@@ -45,14 +68,19 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 export async function resolveWorkspaceFile(
   workspace: Workspace,
   toolPath: unknown,
+  options: ResolveWorkspaceFileOptions = {},
 ): Promise<WorkspaceFileResult> {
   const attempted = typeof toolPath === 'string' ? toolPath : String(toolPath);
-  const refuse = (reason: string): WorkspaceFileResult => ({
-    ok: false,
-    code: 'E_INVALID_PATH',
-    reason: `${JSON.stringify(attempted)} ${reason}`,
-    error: invalidPathError({ attemptedPath: attempted, allowedPrefix: `${workspace.toolDir}/` }),
-  });
+  const log = options.log ?? logRefusal;
+  const refuse = (reason: string): WorkspaceFileResult => {
+    const refusal = { code: 'E_INVALID_PATH' as const, reason: `${JSON.stringify(attempted)} ${reason}` };
+    log({ user: workspace.username, toolPath: attempted, ...refusal });
+    return {
+      ok: false,
+      ...refusal,
+      error: invalidPathError({ attemptedPath: attempted, allowedPrefix: `${workspace.toolDir}/` }),
+    };
+  };
   const missing = (): WorkspaceFileResult => ({
     ok: false,
     code: 'E_FILE_NOT_FOUND',
@@ -106,7 +134,38 @@ export async function resolveWorkspaceFile(
   if (where !== undefined ? !isInside(where, workspace.hostDir) : !(await sameParent(target, parent))) {
     return fail('was moved outside the workspace while it was being opened');
   }
+  if (opened.nlink > 1 && !(await isLinkedInput(workspace, target, opened))) {
+    return fail(`has ${opened.nlink} hard links; another name may lie outside the workspace`);
+  }
+  if (options.maxBytes !== undefined && opened.size > options.maxBytes) {
+    await handle.close().catch(() => undefined);
+    const reason = `${JSON.stringify(attempted)} is ${opened.size} bytes; the limit is ${options.maxBytes}`;
+    log({ user: workspace.username, toolPath: attempted, code: 'E_FILE_TOO_LARGE', reason });
+    return {
+      ok: false,
+      code: 'E_FILE_TOO_LARGE',
+      reason,
+      error: fileTooLargeError({ fileSizeBytes: opened.size, currentLimitBytes: options.maxBytes }),
+    };
+  }
   return { ok: true, file: wrap(handle, toolPath, target, opened.size) };
+}
+
+/** A tool's own hard link to an input Ferry materialized: exactly two names, one in input_files/. */
+async function isLinkedInput(workspace: Workspace, target: string, opened: Stats): Promise<boolean> {
+  if (opened.nlink !== 2 || isInside(target, workspace.inputDir)) return false;
+  const names = await readdir(workspace.inputDir).catch(() => [] as string[]);
+  for (const name of names) {
+    const input = await lstat(join(workspace.inputDir, name)).catch(() => undefined);
+    if (input?.isFile() && input.ino === opened.ino && input.dev === opened.dev) return true;
+  }
+  return false;
+}
+
+function logRefusal(refusal: WorkspaceFileRefusal): void {
+  console.warn(
+    `[ferry/host] refused a workspace file of user ${refusal.user} (${refusal.code}): ${refusal.reason}`,
+  );
 }
 
 function wrap(handle: FileHandle, toolPath: string, hostPath: string, size: number): OpenedWorkspaceFile {
@@ -119,7 +178,7 @@ function wrap(handle: FileHandle, toolPath: string, hostPath: string, size: numb
     createReadStream() {
       if (taken || closed) throw new Error(`[ferry/host] ${hostPath} was already read or closed`);
       taken = true;
-      return handle.createReadStream({ start: 0, autoClose: true });
+      return readChecked(handle, toolPath, size);
     },
     async close() {
       if (taken || closed) return;
@@ -127,6 +186,33 @@ function wrap(handle: FileHandle, toolPath: string, hostPath: string, size: numb
       await handle.close();
     },
   };
+}
+
+/**
+ * Exactly the `size` bytes checked at open: the read stops there even if the file grew since, and
+ * a file that shrank (fewer bytes than checked) fails the stream instead of storing a torn copy.
+ */
+function readChecked(handle: FileHandle, toolPath: string, size: number): Readable {
+  if (size === 0) {
+    void handle.close().catch(() => undefined);
+    return Readable.from([], { objectMode: false });
+  }
+  const source = handle.createReadStream({ start: 0, end: size - 1, autoClose: true });
+  async function* counted() {
+    let seen = 0;
+    for await (const chunk of source) {
+      seen += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
+    if (seen !== size) {
+      // The tool's path, not the host's: this message can reach the UI.
+      throw new FerryError('E_INVALID_PATH', `${toolPath} changed while it was being read`, {
+        expected_bytes: size,
+        read_bytes: seen,
+      });
+    }
+  }
+  return Readable.from(counted(), { objectMode: false });
 }
 
 function describeKind(stats: Stats): string | undefined {

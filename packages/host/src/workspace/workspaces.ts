@@ -6,7 +6,14 @@ import { chmod, lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { collapsePosixPath, FerryError, isValidUsername } from '@ferry/contract';
+import type { DetectionWindow } from './detection-window.js';
 import { type MaterializeCache, materializeInput } from './materialize-input.js';
+import { directoryIdentity } from './watched-tree.js';
+import {
+  createWorkspaceDetection,
+  type DetectionOptions,
+  type WorkspaceDetection,
+} from './workspace-detection.js';
 import {
   INPUT_DIR_NAME,
   type SnapshotOptions,
@@ -22,8 +29,10 @@ export interface WorkspacesOptions {
    * (they see the host paths). The sandbox sets '/tmp'.
    */
   toolRoot?: string;
-  /** Bounds of the detection walk. */
+  /** Bounds of the detection walk (and of the change tracker). */
   snapshot?: SnapshotOptions;
+  /** How files written during a call are found: a change tracker per workspace by default. */
+  detection?: DetectionOptions;
 }
 
 export interface MaterializeRequest {
@@ -49,6 +58,11 @@ export interface Workspace {
   toHostPath(toolPath: string): string | undefined;
   /** Regular files outside `input_files/` with size, mtime and inode, for detection. */
   snapshot(): Promise<WorkspaceSnapshot>;
+  /**
+   * Opens a detection window before a call; its `finish()` after the call lists the files created
+   * or changed meanwhile. Cheap with the change tracker; a walk on a user's first call.
+   */
+  startDetection(): Promise<DetectionWindow>;
   /** Writes a read-only (0444) copy into `input_files/` and returns its tool path. */
   materializeInput(request: MaterializeRequest): Promise<string>;
 }
@@ -56,6 +70,8 @@ export interface Workspace {
 export interface Workspaces {
   /** Creates the user's workspace on first use. Throws E_INVALID_INPUT for an invalid username. */
   forUser(username: string): Promise<Workspace>;
+  /** Stops every change tracker (their watches) and removes the sync directory; safe to call twice. */
+  close(): Promise<void>;
 }
 
 export function createWorkspaces(options: WorkspacesOptions): Workspaces {
@@ -77,6 +93,11 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
       });
     return realRoot;
   };
+  const detection = createWorkspaceDetection({
+    root: ensureRoot,
+    ...(options.snapshot ? { snapshot: options.snapshot } : {}),
+    ...(options.detection ? { options: options.detection } : {}),
+  });
 
   return {
     async forUser(username) {
@@ -86,28 +107,40 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
         });
       }
       const hostDir = join(await ensureRoot(), username);
-      await ensurePrivateDir(hostDir);
+      const rootId = await ensurePrivateDir(hostDir);
       const toolDir = toolRoot === undefined ? hostDir : join(toolRoot, username);
-      return createWorkspace({ username, hostDir, toolDir, cache, snapshot: options.snapshot });
+      return createWorkspace({
+        username,
+        hostDir,
+        toolDir,
+        cache,
+        snapshot: options.snapshot,
+        rootId,
+        detection,
+      });
     },
+    close: () => detection.close(),
   };
 }
 
-/** Creates `dir` with mode 0700, or checks an existing one is a real directory of ours and tightens it. */
-async function ensurePrivateDir(dir: string): Promise<void> {
+/**
+ * Creates `dir` with mode 0700, or checks an existing one is a real directory of ours and tightens
+ * it. Returns its identity: detection notices a workspace removed and made again by it.
+ */
+async function ensurePrivateDir(dir: string): Promise<string> {
   try {
     await mkdir(dir, { mode: 0o700 });
-    return;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const stats = await lstat(dir);
+  const stats = await lstat(dir, { bigint: true });
   const uid = process.getuid?.();
-  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) {
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== BigInt(uid))) {
     // A symlink or someone else's directory here would redirect every write Ferry makes.
     throw new FerryError('E_INTERNAL', `Workspace ${dir} is not a directory owned by Ferry`, {});
   }
-  if ((stats.mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+  if ((stats.mode & 0o777n) !== 0o700n) await chmod(dir, 0o700);
+  return directoryIdentity(stats);
 }
 
 function createWorkspace(init: {
@@ -116,6 +149,8 @@ function createWorkspace(init: {
   toolDir: string;
   cache: MaterializeCache;
   snapshot: SnapshotOptions | undefined;
+  rootId: string;
+  detection: WorkspaceDetection;
 }): Workspace {
   const { username, hostDir, toolDir, cache } = init;
   const inputDir = join(hostDir, INPUT_DIR_NAME);
@@ -137,6 +172,7 @@ function createWorkspace(init: {
       return rest === '' ? hostDir : join(hostDir, rest);
     },
     snapshot: () => snapshotWorkspace(hostDir, init.snapshot),
+    startDetection: () => init.detection.start({ username, hostDir, rootId: init.rootId }),
     materializeInput: (request) => materializeInput(workspace, cache, request),
   };
   return workspace;

@@ -1,0 +1,130 @@
+// buildApp(deps) assembles the HTTP API over a FileStore and a host and returns the Fastify
+// instance; it never listens (server.ts does), so tests drive it with app.inject() or on a
+// random port. Layout: the root holds the error handler, security headers, OpenAPI; everything
+// under /api is one encapsulated context with authentication, one plugin per area.
+import swagger from '@fastify/swagger';
+import type { FileStore } from '@ferry/storage';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { createAuthenticator } from './auth/authenticate.js';
+import { installAuth } from './auth/request-context.js';
+import { createSessions } from './auth/sessions.js';
+import { createCallRegistry } from './calls/call-registry.js';
+import { type AppConfig, defaultAppConfig } from './config/app-config.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
+import { installOriginGuard } from './http/origin-guard.js';
+import { createPathRedactor } from './http/redact-paths.js';
+import { installMaintenance } from './maintenance.js';
+import { callEventRoutes } from './routes/call-events.js';
+import { callRoutes } from './routes/calls.js';
+import { fileContentRoutes } from './routes/file-content.js';
+import { fileUploadRoutes } from './routes/file-upload.js';
+import { fileRoutes } from './routes/files.js';
+import { serverRoutes } from './routes/servers.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { webRoutes } from './routes/web.js';
+import type { AppHost, FerryServices } from './services.js';
+
+export interface AppDeps {
+  files: FileStore;
+  host: AppHost;
+  /** @default defaultAppConfig() */
+  config?: AppConfig;
+  /** Host directories replaced by their label in anything sent out, e.g. `{ workspace: '/srv/ferry/ws' }`. */
+  hostPaths?: Readonly<Record<string, string>>;
+  /** The built web app to serve at `/` (apps/web/dist); absent: a short page pointing at the API. */
+  webRoot?: string;
+  /** @default false */
+  logger?: FastifyServerOptions['logger'];
+  /** Epoch milliseconds. @default Date.now */
+  now?: () => number;
+  /** How often sessions, calls and files are swept. @default 60000 */
+  maintenanceIntervalMs?: number;
+}
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const config = deps.config ?? defaultAppConfig();
+  const now = deps.now ?? Date.now;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    // SSE streams and long uploads must not pin a closing server, nor die at Node's 5-minute
+    // request timeout; slow headers are still cut off by Node's headersTimeout.
+    forceCloseConnections: true,
+    requestTimeout: 0,
+    routerOptions: { maxParamLength: 200 },
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const redact = createPathRedactor(deps.hostPaths ?? {});
+  const authenticator = createAuthenticator(config.auth, deps.files);
+  const sessions = createSessions({ files: deps.files, idleMinutes: config.sessions.idleMinutes, now });
+  const calls = createCallRegistry({
+    callTool: (request, emit) => deps.host.callTool(request, emit),
+    limits: config.calls,
+    redact,
+    now,
+    onError: (error, callId) => app.log.error({ err: error, callId }, 'tool call crashed'),
+  });
+  const services: FerryServices = {
+    files: deps.files,
+    host: deps.host,
+    config,
+    authenticator,
+    sessions,
+    calls,
+    redact,
+  };
+  app.decorate('ferry', services);
+  installErrorHandler(app, redact);
+  installMaintenance(app, services, deps.maintenanceIntervalMs ?? 60_000);
+
+  app.addHook('onRequest', async (_request, reply) => {
+    // Download tokens travel in URLs; no Referer may carry them elsewhere.
+    reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+  });
+
+  app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Ferry API',
+        version: '0.1.0',
+        description:
+          'Files, MCP servers and tool calls of a Ferry host. Errors are tool contract v2.1 envelopes.',
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  app.register(
+    async (api) => {
+      installOriginGuard(api, config);
+      installAuth(api, { authenticator, sessions });
+      api.addHook('onRequest', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
+      await api.register(sessionRoutes);
+      await api.register(fileRoutes);
+      await api.register(fileUploadRoutes);
+      await api.register(fileContentRoutes);
+      await api.register(serverRoutes);
+      await api.register(callRoutes);
+      await api.register(callEventRoutes);
+    },
+    { prefix: '/api' },
+  );
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.register(webRoutes, { root: deps.webRoot });
+  return app;
+}

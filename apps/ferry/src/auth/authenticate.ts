@@ -1,0 +1,75 @@
+// Who is asking. `local`: the one configured user (the embedded default listens on loopback).
+// `proxy`: a reverse proxy in front of Ferry authenticates users and names them in a header; the
+// header is believed only from the configured proxy addresses, since anyone reaching Ferry
+// directly could set it. Either way the name must be a valid username (DESIGN "Isolation"): it
+// becomes a path component and a header value further on.
+import { BlockList, isIPv4 } from 'node:net';
+import { isValidUsername } from '@ferry/contract';
+import type { FileStore } from '@ferry/storage';
+import type { FastifyRequest } from 'fastify';
+import type { AuthConfig } from '../config/app-config.js';
+import { unauthorized } from '../http/api-error.js';
+
+export interface Identity {
+  username: string;
+  /** The FileStore owner id of the user. */
+  owner: string;
+}
+
+export interface Authenticator {
+  readonly mode: AuthConfig['mode'];
+  /** The request's user; throws ApiError E_UNAUTHORIZED (401). */
+  identify(request: FastifyRequest): Promise<Identity>;
+  /** The owner id of a username (created on first use). */
+  ownerOf(username: string): Promise<string>;
+}
+
+export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, 'ensureUser'>): Authenticator {
+  const owners = new Map<string, Promise<string>>();
+  const ownerOf = (username: string) => {
+    let owner = owners.get(username);
+    if (!owner) {
+      owner = files.ensureUser(username);
+      owners.set(username, owner);
+      owner.catch(() => owners.delete(username));
+    }
+    return owner;
+  };
+  const trusted = trustedPeers(config.trustedProxies);
+
+  return {
+    mode: config.mode,
+    ownerOf,
+    identify: async (request) => {
+      if (config.mode === 'local') return { username: config.user, owner: await ownerOf(config.user) };
+      const peer = request.socket?.remoteAddress;
+      if (!peer || !isTrusted(trusted, peer)) {
+        throw unauthorized('Not signed in: requests must come through the authenticating proxy');
+      }
+      const raw = request.headers[config.header];
+      if (raw === undefined) throw unauthorized(`Not signed in: the proxy did not send ${config.header}`);
+      if (Array.isArray(raw) || !isValidUsername(raw)) {
+        throw unauthorized(`Not signed in: ${config.header} does not hold a valid username`);
+      }
+      return { username: raw, owner: await ownerOf(raw) };
+    },
+  };
+}
+
+function trustedPeers(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address, bits] = entry.split('/') as [string, string | undefined];
+    const type = isIPv4(address) ? 'ipv4' : 'ipv6';
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(bits), type);
+  }
+  return list;
+}
+
+function isTrusted(list: BlockList, peer: string): boolean {
+  // A dual-stack socket reports IPv4 peers as ::ffff:a.b.c.d.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(peer)?.[1];
+  const address = mapped ?? peer;
+  return list.check(address, isIPv4(address) ? 'ipv4' : 'ipv6');
+}

@@ -1,0 +1,93 @@
+// Sessions: one per browser tab or CLI run, named by the client in X-Ferry-Session (or made here
+// and returned in that header). They drive `persist_files_across_sessions=false`: files stored
+// in a session go when it ends (explicitly, or after `idleMinutes` unused).
+//
+// FileStore.endSession deletes a session's files across owners, so the id the FileStore sees is
+// scoped by owner: another user who learns (or guesses) a session id cannot end someone else's.
+import { randomUUID } from 'node:crypto';
+import { FerryError } from '@ferry/contract';
+import type { FileStore } from '@ferry/storage';
+
+export const SESSION_HEADER = 'x-ferry-session';
+const SESSION_ID = /^[A-Za-z0-9_-]{8,128}$/;
+
+export interface SessionRef {
+  /** What the client sends in X-Ferry-Session. */
+  id: string;
+  /** What the FileStore stores (owner-scoped). */
+  key: string;
+  expiresAt: Date;
+}
+
+export interface Sessions {
+  /** The client's session (adopted if unknown), or a new one when `id` is undefined. */
+  open(owner: string, id: string | undefined): SessionRef;
+  /** Keeps a session alive; a no-op for ids this instance has not seen. */
+  touch(owner: string, id: string): void;
+  /** Ends it now; returns how many session-only files were deleted. */
+  end(owner: string, id: string): Promise<number>;
+  /** Ends every session idle past its expiry. */
+  expire(): Promise<number>;
+  readonly size: number;
+}
+
+export interface SessionsOptions {
+  files: Pick<FileStore, 'endSession'>;
+  idleMinutes: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+export function isSessionId(value: unknown): value is string {
+  return typeof value === 'string' && SESSION_ID.test(value);
+}
+
+export function checkSessionId(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isSessionId(value)) {
+    throw new FerryError('E_INVALID_INPUT', `${SESSION_HEADER} must be 8-128 of A-Z a-z 0-9 _ -`, {
+      field: SESSION_HEADER,
+    });
+  }
+  return value;
+}
+
+export function createSessions(options: SessionsOptions): Sessions {
+  const now = options.now ?? Date.now;
+  const idleMs = options.idleMinutes * 60_000;
+  const lastSeen = new Map<string, number>();
+  const keyOf = (owner: string, id: string) => `${owner}:${id}`;
+  const ref = (owner: string, id: string): SessionRef => ({
+    id,
+    key: keyOf(owner, id),
+    expiresAt: new Date((lastSeen.get(keyOf(owner, id)) ?? now()) + idleMs),
+  });
+
+  return {
+    open(owner, id) {
+      const sessionId = id ?? randomUUID();
+      lastSeen.set(keyOf(owner, sessionId), now());
+      return ref(owner, sessionId);
+    },
+    touch(owner, id) {
+      const key = keyOf(owner, id);
+      if (lastSeen.has(key)) lastSeen.set(key, now());
+    },
+    async end(owner, id) {
+      const key = keyOf(owner, id);
+      lastSeen.delete(key);
+      return options.files.endSession(key);
+    },
+    async expire() {
+      const cutoff = now() - idleMs;
+      const ended = [...lastSeen].filter(([, seen]) => seen <= cutoff).map(([key]) => key);
+      for (const key of ended) lastSeen.delete(key);
+      let deleted = 0;
+      for (const key of ended) deleted += await options.files.endSession(key);
+      return deleted;
+    },
+    get size() {
+      return lastSeen.size;
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// The CLI's side of the HTTP API, over node:http(s) so uploads and downloads stream with progress
+// and a 10 GB file never sits in memory.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { basename } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CliError, EXIT } from './exit-codes.js';
+
+export interface ApiClientOptions {
+  url: string;
+  /** Sent as the proxy header, for a Ferry in proxy mode reached from a trusted address. */
+  user?: string;
+  userHeader?: string;
+  session?: string;
+}
+
+export type Progress = (done: number, total: number | undefined) => void;
+
+export interface ApiClient {
+  readonly url: string;
+  json<T>(method: string, path: string, body?: unknown): Promise<T>;
+  upload(
+    file: string,
+    options?: { name?: string; onProgress?: Progress; query?: string },
+  ): Promise<UploadedFile>;
+  download(path: string, to: string | NodeJS.WritableStream, onProgress?: Progress): Promise<number>;
+  /** The raw response of a GET (for the SSE stream). */
+  open(path: string, headers?: Record<string, string>): Promise<IncomingMessage>;
+}
+
+export interface UploadedFile {
+  id: string;
+  name: string;
+  size: number;
+  mime: string;
+  version: number;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const base = new URL(options.url);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new CliError(`--url must be an http(s) URL, got ${options.url}`, EXIT.usage);
+  }
+  const headers = (extra: Record<string, string> = {}) => ({
+    ...(options.user ? { [options.userHeader ?? 'x-forwarded-user']: options.user } : {}),
+    ...(options.session ? { 'x-ferry-session': options.session } : {}),
+    ...extra,
+  });
+
+  const send = (
+    method: string,
+    path: string,
+    extra: Record<string, string>,
+    body?: Buffer | Readable,
+  ): Promise<IncomingMessage> =>
+    new Promise((resolveResponse, reject) => {
+      const target = new URL(path, base);
+      const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+        target,
+        { method, headers: headers(extra) },
+        resolveResponse,
+      );
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH') {
+          reject(
+            new CliError(
+              `Cannot reach Ferry at ${base.origin} (${error.code}): is it running? (ferry start)`,
+              EXIT.unreachable,
+            ),
+          );
+        } else reject(error);
+      });
+      if (body === undefined) request.end();
+      else if (Buffer.isBuffer(body)) request.end(body);
+      else body.pipe(request);
+    });
+
+  const failed = async (response: IncomingMessage): Promise<never> => {
+    const text = await readText(response);
+    let message = `HTTP ${response.statusCode}`;
+    try {
+      const envelope = JSON.parse(text) as {
+        results?: { error?: string };
+        meta_data?: { error_code?: string };
+      };
+      if (envelope.results?.error)
+        message = `${envelope.results.error} (${envelope.meta_data?.error_code ?? message})`;
+    } catch {
+      if (text) message = `${message}: ${text.slice(0, 200)}`;
+    }
+    throw new CliError(message, (response.statusCode ?? 500) >= 500 ? EXIT.server : EXIT.refused);
+  };
+
+  return {
+    url: base.origin,
+    async json<T>(method: string, path: string, body?: unknown) {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const response = await send(
+        method,
+        path,
+        payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {},
+        payload,
+      );
+      if ((response.statusCode ?? 0) >= 400) return failed(response);
+      const text = await readText(response);
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+    async upload(file, opts = {}) {
+      const size = (await stat(file).catch(() => undefined))?.size;
+      if (size === undefined) throw new CliError(`No such file: ${file}`, EXIT.usage);
+      const name = opts.name ?? basename(file);
+      let done = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          done += chunk.length;
+          opts.onProgress?.(done, size);
+          callback(null, chunk);
+        },
+      });
+      const body = createReadStream(file).pipe(counter);
+      const query = `?name=${encodeURIComponent(name)}${opts.query ? `&${opts.query}` : ''}`;
+      const response = await send(
+        'POST',
+        `/api/files${query}`,
+        { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+        body,
+      );
+      if ((response.statusCode ?? 0) >= 400) return failed(response);
+      const result = JSON.parse(await readText(response)) as { files: UploadedFile[] };
+      return result.files[0] as UploadedFile;
+    },
+    async download(path, to, onProgress) {
+      const response = await send('GET', path, {});
+      if ((response.statusCode ?? 0) >= 400) return failed(response);
+      const total = Number(response.headers['content-length']);
+      let done = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          done += chunk.length;
+          onProgress?.(done, Number.isFinite(total) ? total : undefined);
+          callback(null, chunk);
+        },
+      });
+      const sink = typeof to === 'string' ? createWriteStream(to) : to;
+      await pipeline(response, counter, sink, { end: typeof to === 'string' });
+      return done;
+    },
+    async open(path, extra = {}) {
+      const response = await send('GET', path, extra);
+      if ((response.statusCode ?? 0) >= 400) return failed(response);
+      return response;
+    },
+  };
+}
+
+async function readText(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

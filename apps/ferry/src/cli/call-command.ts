@@ -1,0 +1,228 @@
+// ferry call <server> <tool> --arg k=v --file [arg=]path --out dir
+// Uploads the files, starts the call, follows its events (progress bar, notices, stored files),
+// prints the result and saves the output files. Ctrl-C cancels the call on the server.
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Command } from 'commander';
+import type { ApiClient, UploadedFile } from './api-client.js';
+import { type CliIo, type CommandContext, contextOf } from './context.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { createProgressBar, formatBytes } from './progress.js';
+import { onInterrupt } from './signals.js';
+import { followEvents } from './sse-reader.js';
+import { listTools, type ToolInfo } from './tools-command.js';
+
+interface CallOptions {
+  arg: string[];
+  file: string[];
+  out?: string;
+}
+
+interface CallDetail {
+  status: string;
+  response: {
+    status: string;
+    forModel: {
+      results: unknown;
+      isError: boolean;
+      error?: { code: string; message: string; suggestion?: string };
+    };
+    forUi: { files: { id: string; name: string; size: number; mime: string }[]; warnings: string[] };
+  } | null;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function addCallCommand(program: Command, io: CliIo): void {
+  program
+    .command('call')
+    .description('call a tool: upload files, follow progress, print the result, save outputs')
+    .argument('<server>', 'MCP server name')
+    .argument('<tool>', 'tool name')
+    .option('-a, --arg <key=value>', 'an argument (value parsed as JSON when it is JSON)', collect, [])
+    .option(
+      '-f, --file <[arg=]path>',
+      'upload a file and pass it (to filename/filenames/an x-mcp-file input)',
+      collect,
+      [],
+    )
+    .option('-o, --out <dir>', 'save the output files here')
+    .action(async (server: string, toolName: string, opts: CallOptions, command: Command) => {
+      const session = randomUUID();
+      const ctx = contextOf(command, io, session);
+      try {
+        process.exitCode = await runCall(ctx, server, toolName, opts);
+      } finally {
+        // Session-only files (persist_files_across_sessions=false) live as long as this run.
+        await ctx.client.json('DELETE', `/api/sessions/${session}`).catch(() => undefined);
+      }
+    });
+}
+
+async function runCall(
+  ctx: CommandContext,
+  server: string,
+  toolName: string,
+  opts: CallOptions,
+): Promise<number> {
+  const { client } = ctx;
+  const args = parseArgs(opts.arg);
+  const tool = (await listTools(client, server)).find((t) => t.name === toolName);
+  if (!tool)
+    throw new CliError(
+      `Server ${server} has no tool ${toolName} (see: ferry tools ls ${server})`,
+      EXIT.usage,
+    );
+  const fileInputs: Record<string, string | string[]> = {};
+  for (const spec of opts.file) {
+    const { key, path } = splitFileSpec(spec);
+    const bar = createProgressBar(`uploading ${basename(path)}`, ctx.io.stderr);
+    const file = await client.upload(path, { onProgress: (done, total) => bar.update(done, total) });
+    bar.stop();
+    ctx.note(`uploaded ${file.name} (${formatBytes(file.size)})`);
+    assignFile(tool, key, file, args, fileInputs);
+  }
+
+  const { callId } = await client.json<{ callId: string }>('POST', '/api/calls', {
+    server,
+    tool: toolName,
+    arguments: args,
+    ...(Object.keys(fileInputs).length > 0 ? { fileInputs } : {}),
+  });
+  const interrupted = new AbortController();
+  const stopListening = onInterrupt(() => {
+    ctx.note('\ncancelling…');
+    interrupted.abort();
+    client.json('DELETE', `/api/calls/${callId}`).catch(() => undefined);
+  }, EXIT.interrupted);
+  const bar = createProgressBar(toolName, ctx.io.stderr);
+  try {
+    await followEvents(client, `/api/calls/${callId}/events`, {
+      onEvent: ({ event, data }) => {
+        const body = JSON.parse(data) as Record<string, unknown>;
+        if (event === 'progress') {
+          const total = typeof body.total === 'number' ? body.total : undefined;
+          bar.update(
+            Number(body.progress),
+            total,
+            typeof body.message === 'string' ? body.message : undefined,
+          );
+        } else if (event === 'notice') bar.stop(`notice: ${String(body.message)}`);
+        else if (event === 'file_stored') {
+          const file = body.file as { name: string; size: number };
+          bar.stop(`stored ${file.name} (${formatBytes(file.size)})`);
+        } else if (event === 'failed') bar.stop(`failed: ${String(body.message)} (${String(body.code)})`);
+        else if (event === 'cancelled') bar.stop(`cancelled: ${String(body.reason)}`);
+        else if (event === 'finished') bar.stop();
+      },
+    });
+  } finally {
+    stopListening();
+    bar.stop();
+  }
+
+  const detail = await client.json<CallDetail>('GET', `/api/calls/${callId}`);
+  const response = detail.response;
+  if (ctx.options.json) ctx.printJson({ callId, ...detail });
+  else if (response) printResult(ctx, response);
+  if (response && opts.out) await saveOutputs(ctx, client, response.forUi.files, opts.out);
+  if (interrupted.signal.aborted || response?.status === 'cancelled') return EXIT.interrupted;
+  if (response?.status !== 'finished' || response.forModel.isError) return EXIT.toolFailed;
+  return EXIT.ok;
+}
+
+function printResult(ctx: CommandContext, response: NonNullable<CallDetail['response']>): void {
+  const { results, error } = response.forModel;
+  if (error) {
+    ctx.print(`error: ${error.message} (${error.code})`);
+    if (error.suggestion) ctx.print(`suggestion: ${error.suggestion}`);
+  } else {
+    ctx.print(typeof results === 'string' ? results : JSON.stringify(results, null, 2));
+  }
+  for (const file of response.forUi.files)
+    ctx.print(`file: ${file.name} (${file.mime}, ${formatBytes(file.size)}) ${file.id}`);
+  for (const warning of response.forUi.warnings) ctx.note(`warning: ${warning}`);
+}
+
+async function saveOutputs(
+  ctx: CommandContext,
+  client: ApiClient,
+  files: { id: string; name: string }[],
+  dir: string,
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const file of files) {
+    // The server's names are normalized already; basename keeps a hostile one inside `dir` anyway.
+    const target = join(dir, basename(file.name));
+    const bar = createProgressBar(`saving ${file.name}`, ctx.io.stderr);
+    await client.download(`/api/files/${file.id}/content?download=true`, target, (done, total) =>
+      bar.update(done, total),
+    );
+    bar.stop();
+    ctx.note(`saved ${target}`);
+  }
+}
+
+/** `k=v`; v is JSON when it parses as a number, boolean, null, array, object or quoted string. */
+export function parseArgs(specs: string[]): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    if (eq <= 0) throw new CliError(`--arg needs key=value, got ${JSON.stringify(spec)}`, EXIT.usage);
+    const key = spec.slice(0, eq);
+    const raw = spec.slice(eq + 1);
+    let value: unknown = raw;
+    if (/^(-?\d|true$|false$|null$|[[{"])/.test(raw)) {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        value = raw;
+      }
+    }
+    args[key] = value;
+  }
+  return args;
+}
+
+function splitFileSpec(spec: string): { key?: string; path: string } {
+  const match = /^([A-Za-z_][A-Za-z0-9_.-]*)=(.+)$/.exec(spec);
+  return match ? { key: match[1] as string, path: match[2] as string } : { path: spec };
+}
+
+/**
+ * Where an uploaded file goes: the named argument, else the first free file parameter in the
+ * order filename, filenames, file_names, then x-mcp-file inputs.
+ */
+function assignFile(
+  tool: ToolInfo,
+  key: string | undefined,
+  file: UploadedFile,
+  args: Record<string, unknown>,
+  fileInputs: Record<string, string | string[]>,
+): void {
+  const kinds = new Map(tool.injected.map((p) => [p.name, p.kind]));
+  const multiple = new Set(tool.fileInputs.filter((f) => f.multiple).map((f) => f.name));
+  const target =
+    key ??
+    ['filename', 'filenames', 'file_names'].find(
+      (name) => kinds.has(name) && (name !== 'filename' || args.filename === undefined),
+    ) ??
+    tool.fileInputs.find((input) => input.multiple || fileInputs[input.name] === undefined)?.name;
+  if (target === undefined) {
+    throw new CliError(
+      `${tool.name} takes no (more) files; name the argument: --file <arg>=<path>`,
+      EXIT.usage,
+    );
+  }
+  const kind = kinds.get(target);
+  if (kind === 'x-mcp-file') {
+    if (multiple.has(target))
+      fileInputs[target] = [...((fileInputs[target] as string[] | undefined) ?? []), file.id];
+    else fileInputs[target] = file.id;
+  } else if (kind === 'filenames' || kind === 'file_names') {
+    args[target] = [...((args[target] as string[] | undefined) ?? []), file.name];
+  } else {
+    args[target] = file.name;
+  }
+}

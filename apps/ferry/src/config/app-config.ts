@@ -1,0 +1,98 @@
+import { isIP } from 'node:net';
+import { isValidUsername } from '@ferry/contract';
+import { z } from 'zod';
+
+// The sections of ferry.config that belong to the HTTP app: where it listens, who the user is,
+// how long sessions and finished calls live. Each section is strict, so a typo such as
+// `trustedProxy` fails at startup instead of silently trusting nobody (or everybody).
+
+// RFC 9110 `token`: what a header name may contain.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const positive = (what: string) => z.number().finite().positive(`${what} must be greater than 0`);
+const count = (what: string) => z.number().int(`${what} must be an integer`).min(1, `${what} must be >= 1`);
+
+/** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`). */
+const addressOrBlock = z.string().refine((value) => {
+  const [address, bits, ...rest] = value.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const prefix = Number(bits);
+  return /^\d{1,3}$/.test(bits) && prefix <= (family === 4 ? 32 : 128);
+}, 'must be an IP address or a CIDR block such as 10.0.0.0/8');
+
+export const serverSectionSchema = z.strictObject({
+  /** @default '127.0.0.1' (loopback: the embedded default has a single local user) */
+  host: z.string().min(1, 'server.host must not be empty').default('127.0.0.1'),
+  /** 0 picks a free port. @default 8787 */
+  port: z.number().int('server.port must be an integer').min(0).max(65_535).default(8787),
+  /**
+   * The base URL tools fetch files from in `url` file mode (a remote server must be able to reach
+   * it). @default the address Ferry listens on
+   */
+  publicUrl: z.url({ protocol: /^https?$/, error: 'server.publicUrl must be an http(s) URL' }).optional(),
+});
+
+export const authSectionSchema = z.strictObject({
+  /** `local`: everyone is `user`; `proxy`: a trusted reverse proxy names the user. @default 'local' */
+  mode: z.enum(['local', 'proxy']).default('local'),
+  /** The single user of local mode. @default 'dev' */
+  user: z.string().refine(isValidUsername, 'auth.user is not a valid username').default('dev'),
+  /** The header the proxy sets (proxy mode). @default 'x-forwarded-user' */
+  header: z
+    .string()
+    .regex(HEADER_NAME, 'auth.header is not a valid header name')
+    .transform((name) => name.toLowerCase())
+    .default('x-forwarded-user'),
+  /** Peers whose header is believed (proxy mode); anyone else gets 401. @default loopback only */
+  trustedProxies: z.array(addressOrBlock).default(['127.0.0.1', '::1']),
+});
+
+export const sessionsSectionSchema = z.strictObject({
+  /** A session unused this long ends, and its session-only files go. @default 240 */
+  idleMinutes: positive('sessions.idleMinutes').default(240),
+});
+
+export const callsSectionSchema = z.strictObject({
+  /** Events kept per call for replay (oldest progress events go first). @default 1000 */
+  maxEventsPerCall: count('calls.maxEventsPerCall').default(1000),
+  /** How long a finished call's events and outcome stay fetchable. @default 60 */
+  keepFinishedMinutes: positive('calls.keepFinishedMinutes').default(60),
+  /** Finished calls kept in memory at most (oldest dropped first). @default 1000 */
+  maxKeptCalls: count('calls.maxKeptCalls').default(1000),
+  /** Calls one user may have running at once; more get 429. @default 8 */
+  maxRunningPerUser: count('calls.maxRunningPerUser').default(8),
+});
+
+export const uploadsSectionSchema = z.strictObject({
+  /** Files one multipart request may carry. @default 100 */
+  maxFilesPerRequest: count('uploads.maxFilesPerRequest').default(100),
+});
+
+export const appConfigSchema = z.strictObject({
+  server: serverSectionSchema.prefault({}),
+  auth: authSectionSchema.prefault({}),
+  sessions: sessionsSectionSchema.prefault({}),
+  calls: callsSectionSchema.prefault({}),
+  uploads: uploadsSectionSchema.prefault({}),
+});
+
+export type AppConfigInput = z.input<typeof appConfigSchema>;
+/** The app's part of the config: validated, defaults filled, deep-frozen. */
+export type AppConfig = z.output<typeof appConfigSchema>;
+export type AuthConfig = AppConfig['auth'];
+export type CallsConfig = AppConfig['calls'];
+
+/** The app's defaults, for tests and tools that build an app without a config file. */
+export function defaultAppConfig(overrides: AppConfigInput = {}): AppConfig {
+  return deepFreeze(appConfigSchema.parse(overrides));
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

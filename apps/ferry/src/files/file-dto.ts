@@ -1,0 +1,51 @@
+// A file as the API shows it: no owner id, blob key or session key (the response schema strips
+// anything not listed here, and toFileDto builds only these fields).
+import type { FileRecord } from '@ferry/storage';
+import { z } from 'zod';
+
+export const FileDtoSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    version: z.number().int(),
+    size: z.number().int(),
+    mime: z.string(),
+    sha256: z.string(),
+    source: z.enum(['uploaded', 'generated', 'deferred']),
+    category: z.string().nullable(),
+    description: z.string().nullable(),
+    /** Session-only: deleted when the session it was stored in ends. */
+    temporary: z.boolean(),
+    expiresAt: z.string().nullable().describe('ISO 8601; null = does not expire'),
+    createdAt: z.string().describe('ISO 8601'),
+    info: z
+      .object({
+        rows: z.number().optional(),
+        columns: z.number().optional(),
+        width: z.number().optional(),
+        height: z.number().optional(),
+        pages: z.number().optional(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'File' });
+
+export type FileDto = z.infer<typeof FileDtoSchema>;
+
+export function toFileDto(record: FileRecord): FileDto {
+  return {
+    id: record.id,
+    name: record.name,
+    version: record.version,
+    size: record.size,
+    mime: record.mime,
+    sha256: record.sha256,
+    source: record.source,
+    category: record.category,
+    description: record.description,
+    temporary: !record.persist,
+    expiresAt: record.expiresAt ? record.expiresAt.toISOString() : null,
+    createdAt: record.createdAt.toISOString(),
+    info: record.info ? { ...record.info } : null,
+  };
+}

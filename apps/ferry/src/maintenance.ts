@@ -1,0 +1,38 @@
+// Housekeeping while the app runs: idle sessions end (their session-only files go), settled calls
+// past retention are forgotten, and the FileStore sweeps expired files and crash leftovers.
+import type { FastifyInstance } from 'fastify';
+import type { FerryServices } from './services.js';
+
+/** The FileStore sweep walks the catalog; every 15th tick (15 min at the default) is enough. */
+const FILE_SWEEP_EVERY = 15;
+
+export function installMaintenance(app: FastifyInstance, services: FerryServices, intervalMs: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  let tick = 0;
+  let running = false;
+  const run = async () => {
+    if (running) return;
+    running = true;
+    try {
+      services.calls.sweep();
+      await services.sessions.expire();
+      if (tick++ % FILE_SWEEP_EVERY === 0) {
+        const swept = await services.files.sweep();
+        for (const warning of swept.warnings) app.log.warn(warning);
+      }
+    } catch (error) {
+      app.log.error({ err: error }, 'maintenance failed');
+    } finally {
+      running = false;
+    }
+  };
+  app.addHook('onReady', async () => {
+    timer = setInterval(() => void run(), intervalMs);
+    timer.unref();
+    void run();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await services.calls.close();
+  });
+}

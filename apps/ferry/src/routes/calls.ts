@@ -1,0 +1,113 @@
+// Tool calls without a model: start (the answer comes at once, the call runs on), follow its
+// events (routes/call-events.ts), cancel it, fetch its outcome later.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf, sessionOf } from '../auth/request-context.js';
+import {
+  CallDetailSchema,
+  CallStatusSchema,
+  CallSummarySchema,
+  StartCallBodySchema,
+  toCallSummary,
+} from '../calls/call-schemas.js';
+import { ApiError, notFound } from '../http/api-error.js';
+import { errorResponses, IdParamsSchema, IdSchema } from '../http/schemas.js';
+
+export const callRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { calls, host, sessions } = app.ferry;
+
+  app.post(
+    '/calls',
+    {
+      bodyLimit: 16 * 1024 * 1024,
+      schema: {
+        summary: 'Start a tool call',
+        description:
+          'Answers 202 with the call id at once; the call runs in the background. Follow it at /api/calls/{id}/events.',
+        tags: ['calls'],
+        body: StartCallBodySchema,
+        response: { 202: z.object({ callId: IdSchema, status: CallStatusSchema }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { owner, username } = identityOf(request);
+      const { server, tool, fileInputs } = request.body;
+      if (!host.registry.has(server)) throw notFound(`Unknown MCP server "${server}"`, { server });
+      if (!host.registry.get(server).enabled) {
+        throw new ApiError('E_CONFLICT', `MCP server "${server}" is disabled`, { server });
+      }
+      const session = sessionOf(request, reply, sessions);
+      const record = calls.start({
+        owner,
+        username,
+        sessionKey: session.key,
+        server,
+        tool,
+        arguments: request.body.arguments,
+        ...(fileInputs === undefined ? {} : { fileInputs }),
+      });
+      reply.code(202).header('location', `/api/calls/${record.callId}`);
+      return { callId: record.callId, status: record.status };
+    },
+  );
+
+  app.get(
+    '/calls',
+    {
+      schema: {
+        summary: "The user's recent calls",
+        tags: ['calls'],
+        response: { 200: z.object({ items: z.array(CallSummarySchema) }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      const items = calls
+        .list(owner)
+        .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime())
+        .map(toCallSummary);
+      return { items };
+    },
+  );
+
+  app.get(
+    '/calls/:id',
+    {
+      schema: {
+        summary: 'A call and, once settled, its outcome',
+        tags: ['calls'],
+        params: IdParamsSchema,
+        response: { 200: CallDetailSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const record = calls.get(identityOf(request).owner, request.params.id);
+      if (!record) throw notFound('No such call', { callId: request.params.id });
+      return { ...toCallSummary(record), response: record.response ?? null };
+    },
+  );
+
+  app.delete(
+    '/calls/:id',
+    {
+      schema: {
+        summary: 'Cancel a running call',
+        description:
+          '202 when the call was asked to stop (it settles as cancelled); 200 when it had already settled.',
+        tags: ['calls'],
+        params: IdParamsSchema,
+        response: {
+          200: z.object({ callId: IdSchema, status: CallStatusSchema }),
+          202: z.object({ callId: IdSchema, status: CallStatusSchema }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const record = calls.get(identityOf(request).owner, request.params.id);
+      if (!record) throw notFound('No such call', { callId: request.params.id });
+      reply.code(calls.cancel(record) ? 202 : 200);
+      return { callId: record.callId, status: record.status };
+    },
+  );
+};

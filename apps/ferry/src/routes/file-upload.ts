@@ -1,0 +1,195 @@
+// POST /api/files: uploads stream straight into FileStore.put, never buffered, in two forms:
+//   raw body  — the bytes are the file; name from ?name= or X-File-Name, type from Content-Type
+//   multipart — every file part is one file (many per request), named by its filename
+// The size limit is enforced while streaming (FileStore's E_FILE_TOO_LARGE, partial bytes
+// removed); a declared Content-Length over it is refused before a byte is read. A multipart
+// request is all or nothing: when one part fails, the parts stored before it are deleted again.
+
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import { FerryError, isValidMime, mimeEssence } from '@ferry/contract';
+import type { FileRecord, PutOptions } from '@ferry/storage';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf, sessionOf } from '../auth/request-context.js';
+import { FileDtoSchema, toFileDto } from '../files/file-dto.js';
+import { errorResponses, QueryBoolean } from '../http/schemas.js';
+
+export const FILE_NAME_HEADER = 'x-file-name';
+
+const UploadQuerySchema = z.object({
+  name: z.string().min(1).max(1024).optional().describe('Raw-body uploads: the file name'),
+  temporary: QueryBoolean.optional().describe('Session-only: deleted when the session ends'),
+  category: z.string().max(100).optional(),
+  description: z.string().max(2000).optional(),
+});
+
+export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { files, sessions, config } = app.ferry;
+  // This context parses nothing itself: the handler streams the body (any type, JSON included:
+  // a .json upload is a file, not a request document); multipart adds its own parser.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  await app.register(multipart, {
+    limits: { fields: 20, fieldSize: 64 * 1024, headerPairs: 100, parts: 1000 },
+  });
+
+  app.post(
+    '/files',
+    {
+      schema: {
+        summary: 'Upload files (raw body or multipart/form-data)',
+        description:
+          'Raw body: the bytes are the file, named by ?name= or the X-File-Name header (percent-encoded UTF-8). Multipart: every file part is stored, named by its filename. Limit: max_file_size_mb per file.',
+        tags: ['files'],
+        consumes: ['application/octet-stream', 'multipart/form-data'],
+        querystring: UploadQuerySchema,
+        headers: z.looseObject({ [FILE_NAME_HEADER]: z.string().max(4096).optional() }),
+        body: z.unknown().meta({ type: 'string', format: 'binary' }),
+        response: { 201: z.object({ files: z.array(FileDtoSchema) }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { owner } = identityOf(request);
+      const { query } = request;
+      const maxBytes = (await files.flags(owner)).max_file_size_bytes;
+      // Opened only once a file is about to be stored: a refused request changes nothing.
+      let sessionKey: string | undefined;
+      const options: Omit<PutOptions, 'sessionId'> = {
+        ...(query.temporary === undefined ? {} : { persist: !query.temporary }),
+        ...(query.category === undefined ? {} : { category: query.category }),
+        ...(query.description === undefined ? {} : { description: query.description }),
+        signal: abortedWith(request),
+      };
+      const put = async (name: string, body: Readable, mime: string | undefined) => {
+        try {
+          sessionKey ??= sessionOf(request, reply, sessions).key;
+          return await files.put(owner, name, body, {
+            ...options,
+            sessionId: sessionKey,
+            ...(mime ? { mime } : {}),
+          });
+        } catch (error) {
+          throw classify(error, request, reply);
+        }
+      };
+
+      if (!request.isMultipart()) {
+        const declared = Number(request.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          reply.header('connection', 'close');
+          throw new FerryError('E_FILE_TOO_LARGE', `File exceeds the limit of ${maxBytes} bytes`, {
+            file_size_bytes: declared,
+            current_limit_bytes: maxBytes,
+          });
+        }
+        const name = query.name ?? headerName(request.headers[FILE_NAME_HEADER]);
+        if (name === undefined) {
+          throw new FerryError('E_INVALID_INPUT', `A file name is required: ?name= or ${FILE_NAME_HEADER}`, {
+            field: 'name',
+          });
+        }
+        const record = await put(name, request.raw, claimedType(request.headers['content-type']));
+        reply.code(201);
+        return { files: [toFileDto(record)] };
+      }
+
+      const stored: FileRecord[] = [];
+      try {
+        let parts: AsyncIterableIterator<import('@fastify/multipart').Multipart>;
+        try {
+          parts = request.parts({
+            limits: { fileSize: maxBytes + 1, files: config.uploads.maxFilesPerRequest },
+          });
+        } catch (error) {
+          throw malformed(error);
+        }
+        for (;;) {
+          let next: IteratorResult<import('@fastify/multipart').Multipart>;
+          try {
+            next = await parts.next();
+          } catch (error) {
+            throw hasStatus(error) ? error : malformed(error);
+          }
+          if (next.done) break;
+          const part = next.value;
+          if (part.type !== 'file') continue;
+          // A form's empty file input sends a part without a name and without bytes.
+          if (part.filename === '') {
+            part.file.resume();
+            continue;
+          }
+          stored.push(await put(part.filename, part.file, claimedType(part.mimetype)));
+        }
+      } catch (error) {
+        await Promise.all(stored.map((file) => files.delete(owner, file.id).catch(() => undefined)));
+        throw error;
+      }
+      if (stored.length === 0) {
+        throw new FerryError('E_INVALID_INPUT', 'The multipart body has no file part', { field: 'file' });
+      }
+      reply.code(201);
+      return { files: stored.map(toFileDto) };
+    },
+  );
+};
+
+/**
+ * FileStore's own errors (size, quota, name) stand; a body that broke off or did not parse is the
+ * client's (400); anything else is ours. When the body was not read to its end, the connection
+ * closes after the answer, so a client still sending gigabytes does not keep it busy.
+ */
+function classify(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
+  if (!request.raw.complete) reply.header('connection', 'close');
+  if (error instanceof FerryError || hasStatus(error)) return error;
+  if (!request.raw.complete || request.raw.destroyed || isBodyError(error)) return malformed(error);
+  return error;
+}
+
+function malformed(error: unknown): FerryError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new FerryError('E_INVALID_INPUT', `The upload broke off or is malformed: ${reason}`, {
+    field: 'body',
+  });
+}
+
+function hasStatus(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown })?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+// busboy's parse errors and Node's "aborted" are plain Errors; these are their messages.
+function isBodyError(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return /multipart|boundary|part terminated|unexpected end|malformed|aborted/i.test(message);
+}
+
+/** Aborts the put when the client goes away mid-upload (FileStore then removes the partial blob). */
+function abortedWith(request: FastifyRequest): AbortSignal {
+  const controller = new AbortController();
+  request.raw.once('close', () => {
+    if (!request.raw.complete) controller.abort(new Error('the client closed the upload'));
+  });
+  return controller.signal;
+}
+
+/** The uploader's claim, if it says anything; FileStore sniffs the bytes anyway. */
+function claimedType(header: string | undefined): string | undefined {
+  if (header === undefined || !isValidMime(header)) return undefined;
+  const essence = mimeEssence(header);
+  // curl --data and HTML forms label any body like this; it says nothing about the file.
+  return essence === 'application/x-www-form-urlencoded' ? undefined : header;
+}
+
+/**
+ * X-File-Name is percent-encoded UTF-8 (a header carries Latin-1 at best). Raw UTF-8 bytes, which
+ * Node reads as Latin-1, are recovered too; FileStore's normalizer handles everything else.
+ */
+function headerName(value: string | string[] | undefined): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (/^[\x20-\x7e]*$/.test(value)) return value;
+  const bytes = Buffer.from(value, 'latin1');
+  const text = bytes.toString('utf8');
+  return text.includes('\uFFFD') ? value : text;
+}

@@ -1,0 +1,134 @@
+// My Files: list/search, metadata, rename, delete, versions. Upload and download have their own
+// files (file-upload.ts, file-content.ts): they stream and need their own parsers and headers.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf } from '../auth/request-context.js';
+import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
+import { FileDtoSchema, toFileDto } from '../files/file-dto.js';
+import { errorResponses, IdParamsSchema, QueryBoolean } from '../http/schemas.js';
+
+const ListQuerySchema = z.object({
+  q: z.string().max(255).optional().describe('Case-insensitive substring of the name'),
+  source: z.enum(['uploaded', 'generated', 'deferred']).optional(),
+  sort: z.enum(['name', 'created', 'size']).default('name'),
+  order: z.enum(['asc', 'desc']).default('asc'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  allVersions: QueryBoolean.optional().describe('Every version instead of the latest of each name'),
+  session: z.literal('current').optional().describe('Only files stored in the X-Ferry-Session session'),
+});
+
+export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { files, sessions } = app.ferry;
+
+  app.get(
+    '/files',
+    {
+      schema: {
+        summary: 'List and search My Files',
+        tags: ['files'],
+        querystring: ListQuerySchema,
+        response: {
+          200: z.object({
+            items: z.array(FileDtoSchema),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      const { q, source, sort, order, limit, offset, allVersions, session } = request.query;
+      let sessionId: string | undefined;
+      if (session === 'current') {
+        const id = checkSessionId(request.headers[SESSION_HEADER]);
+        // No session yet means no files in it; an impossible key matches nothing.
+        sessionId = id === undefined ? `${owner}:` : sessions.open(owner, id).key;
+      }
+      const result = await files.list(owner, {
+        sort,
+        order,
+        limit,
+        offset,
+        ...(q === undefined || q === '' ? {} : { query: q }),
+        ...(source === undefined ? {} : { source }),
+        ...(allVersions === undefined ? {} : { allVersions }),
+        ...(sessionId === undefined ? {} : { sessionId }),
+      });
+      return { items: result.items.map(toFileDto), total: result.total, limit, offset };
+    },
+  );
+
+  app.get(
+    '/files/:id',
+    {
+      schema: {
+        summary: "A file's metadata",
+        tags: ['files'],
+        params: IdParamsSchema,
+        response: { 200: FileDtoSchema, ...errorResponses },
+      },
+    },
+    async (request) => toFileDto(await files.stat(identityOf(request).owner, { id: request.params.id })),
+  );
+
+  app.get(
+    '/files/:id/versions',
+    {
+      schema: {
+        summary: 'Every version of the file’s name, newest first',
+        tags: ['files'],
+        params: IdParamsSchema,
+        response: { 200: z.object({ items: z.array(FileDtoSchema) }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      const file = await files.stat(owner, { id: request.params.id });
+      return { items: (await files.versions(owner, file.name)).map(toFileDto) };
+    },
+  );
+
+  app.patch(
+    '/files/:id',
+    {
+      schema: {
+        summary: 'Rename a file (every version of its name)',
+        tags: ['files'],
+        params: IdParamsSchema,
+        body: z.object({ name: z.string().min(1).max(1024) }),
+        response: { 200: FileDtoSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      return toFileDto(await files.rename(owner, request.params.id, request.body.name));
+    },
+  );
+
+  app.delete(
+    '/files/:id',
+    {
+      schema: {
+        summary: 'Delete a file version (or, with allVersions=true, every version of its name)',
+        tags: ['files'],
+        params: IdParamsSchema,
+        querystring: z.object({ allVersions: QueryBoolean.optional() }),
+        response: { 200: z.object({ deleted: z.number().int() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      const { id } = request.params;
+      if (request.query.allVersions) {
+        const file = await files.stat(owner, { id });
+        return { deleted: await files.deleteAllVersions(owner, file.name) };
+      }
+      await files.delete(owner, id);
+      return { deleted: 1 };
+    },
+  );
+};

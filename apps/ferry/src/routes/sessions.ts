@@ -1,0 +1,84 @@
+// Who am I, and sessions: a browser tab or CLI run opens one (or gets one with its first upload
+// or call) and ends it when done; with persist_files_across_sessions=false its files go with it.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf, sessionOf } from '../auth/request-context.js';
+import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
+import { errorResponses } from '../http/schemas.js';
+
+const SessionSchema = z.object({ id: z.string(), expiresAt: z.string() });
+
+export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { files, sessions, authenticator } = app.ferry;
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        summary: 'The signed-in user, their usage and limits',
+        tags: ['session'],
+        response: {
+          200: z.object({
+            username: z.string(),
+            authMode: z.enum(['local', 'proxy']),
+            session: z.string().nullable(),
+            usage: z.object({ bytes: z.number(), count: z.number(), quotaBytes: z.number().nullable() }),
+            limits: z.object({
+              maxFileSizeBytes: z.number(),
+              base64SizeLimitBytes: z.number(),
+              persistFilesAcrossSessions: z.boolean(),
+            }),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { owner, username } = identityOf(request);
+      const [usage, flags] = await Promise.all([files.usage(owner), files.flags(owner)]);
+      return {
+        username,
+        authMode: authenticator.mode,
+        session: checkSessionId(request.headers[SESSION_HEADER]) ?? null,
+        usage: { bytes: usage.bytes, count: usage.count, quotaBytes: usage.quotaBytes },
+        limits: {
+          maxFileSizeBytes: flags.max_file_size_bytes,
+          base64SizeLimitBytes: flags.base64_size_limit_bytes,
+          persistFilesAcrossSessions: flags.persist_files_across_sessions,
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/sessions',
+    {
+      schema: {
+        summary: 'Open a session (or keep the one in X-Ferry-Session alive)',
+        tags: ['session'],
+        response: { 201: SessionSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request, reply, sessions);
+      reply.code(201);
+      return { id: session.id, expiresAt: session.expiresAt.toISOString() };
+    },
+  );
+
+  app.delete(
+    '/sessions/:id',
+    {
+      schema: {
+        summary: 'End a session: its session-only files are deleted',
+        tags: ['session'],
+        params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'not a session id') }),
+        response: { 200: z.object({ deletedFiles: z.number().int() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      return { deletedFiles: await sessions.end(owner, request.params.id) };
+    },
+  );
+};

@@ -1,0 +1,92 @@
+// Which arguments of a tool Ferry fills or rewrites (DESIGN pipeline step 2), so a client can hide
+// them from forms and from the model. The same rules as @ferry/host's resolveConventions (which
+// the host does not export): `username` and `file_data_base64` (beside `filename`) are filled by
+// the host; `filename`/`filenames`/`file_names` take names from My Files; `x-mcp-file` properties
+// take files the user picks (fileInputs), never text.
+import { type FileInput, findFileInputs } from '@ferry/contract';
+
+export type InjectedKind =
+  | 'username'
+  | 'filename'
+  | 'filenames'
+  | 'file_names'
+  | 'file_data_base64'
+  | 'x-mcp-file';
+
+export interface InjectedParam {
+  name: string;
+  kind: InjectedKind;
+  /** host: never shown or asked for; file-name(s): pick from My Files by name; file-picker: pick a file (sent as fileInputs). */
+  input: 'host' | 'file-name' | 'file-names' | 'file-picker';
+  /** Not shown to a model (the host fills it, or the user picks the file). */
+  hiddenFromModel: boolean;
+}
+
+export interface FileInputInfo {
+  name: string;
+  multiple: boolean;
+  required: boolean;
+  accept?: string[];
+  maxSize?: number;
+}
+
+export const INJECTED_MARK = 'x-ferry-injected';
+
+export function describeInjected(inputSchema: unknown): {
+  injected: InjectedParam[];
+  fileInputs: FileInputInfo[];
+  inputSchema: Record<string, unknown>;
+} {
+  const schema = isObject(inputSchema) ? inputSchema : {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const inputs: FileInput[] = findFileInputs(schema).inputs;
+  const fileInputNames = new Set(inputs.map((input) => input.path[0] as string));
+  const has = (name: string) => Object.hasOwn(properties, name) && !fileInputNames.has(name);
+
+  const injected: InjectedParam[] = [];
+  if (has('username'))
+    injected.push({ name: 'username', kind: 'username', input: 'host', hiddenFromModel: true });
+  if (has('filename')) {
+    injected.push({ name: 'filename', kind: 'filename', input: 'file-name', hiddenFromModel: false });
+    if (has('file_data_base64')) {
+      injected.push({
+        name: 'file_data_base64',
+        kind: 'file_data_base64',
+        input: 'host',
+        hiddenFromModel: true,
+      });
+    }
+  }
+  for (const kind of ['filenames', 'file_names'] as const) {
+    if (has(kind)) injected.push({ name: kind, kind, input: 'file-names', hiddenFromModel: false });
+  }
+  for (const input of inputs) {
+    injected.push({
+      name: input.path[0] as string,
+      kind: 'x-mcp-file',
+      input: 'file-picker',
+      hiddenFromModel: true,
+    });
+  }
+
+  const marked: Record<string, unknown> = { ...properties };
+  for (const param of injected) {
+    const property = properties[param.name];
+    if (isObject(property)) marked[param.name] = { ...property, [INJECTED_MARK]: param.kind };
+  }
+  return {
+    injected,
+    fileInputs: inputs.map((input) => ({
+      name: input.path[0] as string,
+      multiple: input.multiple,
+      required: input.required,
+      ...(input.descriptor.accept ? { accept: [...input.descriptor.accept] } : {}),
+      ...(input.descriptor.maxSize === undefined ? {} : { maxSize: input.descriptor.maxSize }),
+    })),
+    inputSchema: { ...schema, properties: marked },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,136 @@
+import type { CallEvent, ToolCallRequest, ToolCallResponse } from '@ferry/host';
+import { describe, expect, it } from 'vitest';
+import { type CallRegistry, createCallRegistry } from '../../src/calls/call-registry.js';
+import { type AppConfigInput, defaultAppConfig } from '../../src/config/app-config.js';
+import { ApiError } from '../../src/http/api-error.js';
+import { createPathRedactor } from '../../src/http/redact-paths.js';
+
+type Script = (request: ToolCallRequest, emit: (event: CallEvent) => void) => Promise<ToolCallResponse>;
+
+function registry(script: Script, calls: AppConfigInput['calls'] = {}, now = () => 0): CallRegistry {
+  return createCallRegistry({
+    callTool: script,
+    limits: defaultAppConfig({ calls }).calls,
+    redact: createPathRedactor({ workspace: '/srv/ferry/ws' }),
+    now,
+  });
+}
+
+const response = (callId: string, status: ToolCallResponse['status'] = 'finished'): ToolCallResponse => ({
+  callId,
+  status,
+  forModel: { results: {}, files: [], isError: false },
+  forUi: {
+    display: { openCanvas: false, storageAction: 'store' },
+    files: [],
+    rejected: [],
+    unstored: [],
+    warnings: [],
+  },
+});
+
+const event = (callId: string, seq: number, body: Record<string, unknown>) =>
+  ({ callId, seq, at: new Date(0).toISOString(), ...body }) as CallEvent;
+
+const input = { owner: 'o1', username: 'alice', server: 's', tool: 't', arguments: {} };
+
+describe('call registry', () => {
+  it('keeps at most maxEventsPerCall events, dropping progress first, and redacts host paths', async () => {
+    const calls = registry(
+      async (request, emit) => {
+        const id = request.callId as string;
+        emit(event(id, 1, { type: 'started', server: 's', tool: 't' }));
+        for (let i = 2; i <= 20; i++)
+          emit(event(id, i, { type: 'progress', progress: i, message: `/srv/ferry/ws/alice/step${i}` }));
+        emit(event(id, 21, { type: 'finished', isError: false, files: 0 }));
+        return response(id);
+      },
+      { maxEventsPerCall: 5 },
+    );
+    const record = calls.start(input);
+    await record.settled;
+    expect(record.events.map((e) => e.seq)).toEqual([1, 18, 19, 20, 21]);
+    expect(JSON.stringify(record.events)).not.toContain('/srv/ferry/ws');
+    expect(JSON.stringify(record.events)).toContain('<workspace>/alice/step20');
+    expect(calls.eventsAfter(record, 18).map((e) => e.seq)).toEqual([19, 20, 21]);
+    expect(record.status).toBe('finished');
+  });
+
+  it('only the owner finds a call', async () => {
+    const calls = registry(async (request) => response(request.callId as string));
+    const record = calls.start(input);
+    expect(calls.get('o1', record.callId)).toBe(record);
+    expect(calls.get('o2', record.callId)).toBeUndefined();
+    expect(calls.list('o2')).toEqual([]);
+    await record.settled;
+  });
+
+  it('limits running calls per user (429) and lets the next one start once one settles', async () => {
+    const releases: (() => void)[] = [];
+    const calls = registry(
+      (request) =>
+        new Promise((resolve) => {
+          releases.push(() => resolve(response(request.callId as string)));
+        }),
+      { maxRunningPerUser: 2 },
+    );
+    const a = calls.start(input);
+    calls.start(input);
+    expect(() => calls.start(input)).toThrow(ApiError);
+    expect(calls.start({ ...input, owner: 'o2' }).status).toBe('running');
+    await new Promise((r) => setImmediate(r));
+    releases[0]?.();
+    await a.settled;
+    expect(calls.start(input).status).toBe('running');
+    for (const release of releases) release();
+  });
+
+  it('cancel aborts the signal; a call that rejects still settles as failed with an event', async () => {
+    const calls = registry(
+      (request) =>
+        new Promise((_resolve, reject) => {
+          request.signal?.addEventListener('abort', () => reject(new Error('boom')));
+        }),
+    );
+    const record = calls.start(input);
+    const seen: string[] = [];
+    calls.subscribe(record, { event: (e) => seen.push(e.type), end: () => seen.push('end') });
+    await new Promise((r) => setImmediate(r));
+    expect(calls.cancel(record)).toBe(true);
+    await record.settled;
+    expect(record.status).toBe('failed');
+    expect(seen).toEqual(['failed', 'end']);
+    expect(calls.cancel(record)).toBe(false);
+  });
+
+  it('forgets settled calls after keepFinishedMinutes and beyond maxKeptCalls', async () => {
+    let clock = 0;
+    const calls = registry(
+      async (request) => response(request.callId as string),
+      { maxKeptCalls: 2, keepFinishedMinutes: 1 },
+      () => clock,
+    );
+    const records = [calls.start(input), calls.start(input), calls.start(input)];
+    for (const record of records) await record.settled;
+    calls.sweep();
+    expect(calls.list('o1')).toHaveLength(2);
+    clock = 61_000;
+    calls.sweep();
+    expect(calls.list('o1')).toHaveLength(0);
+  });
+
+  it('close cancels running calls and waits for them', async () => {
+    const calls = registry(
+      (request) =>
+        new Promise((resolve) => {
+          request.signal?.addEventListener('abort', () =>
+            resolve(response(request.callId as string, 'cancelled')),
+          );
+        }),
+    );
+    const record = calls.start(input);
+    await new Promise((r) => setImmediate(r));
+    await calls.close(1000);
+    expect(record.status).toBe('cancelled');
+  });
+});

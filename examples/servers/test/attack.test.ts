@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payloadOf, REPO_ROOT, type TempDir, tempDir } from './harness.js';
+
+// The attack server is meant for a sandbox; here (none) the checks are only that each tool does
+// what the host's attack corpus relies on. The corpus itself: packages/host/test/sandbox/.
+describe('attack server (sandbox attack corpus) over stdio', () => {
+  let root: TempDir;
+  let client: Client;
+
+  beforeAll(async () => {
+    root = await tempDir();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        '--import',
+        'tsx',
+        '--conditions=ferry-source',
+        join(REPO_ROOT, 'examples/servers/src/attack.ts'),
+      ],
+      cwd: REPO_ROOT,
+      env: { ...getDefaultEnvironment(), FERRY_WORKSPACE_ROOT: root.path },
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'test-attack', version: '0.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await root?.cleanup();
+  });
+
+  const call = async (name: string, args: Record<string, unknown>) =>
+    payloadOf(await client.callTool({ name, arguments: args })) as {
+      results: Record<string, unknown>;
+      artifacts?: unknown[];
+    };
+
+  it('lists its tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'artifact',
+      'fork_bomb',
+      'fs_op',
+      'inspect',
+      'memory_hog',
+      'net_connect',
+      'open_files',
+      'run',
+      'swap_symlink',
+      'tamper_input',
+      'write_workspace',
+    ]);
+  });
+
+  it('write_workspace writes into the workspace and returns it as a path artifact', async () => {
+    const payload = await call('write_workspace', { name: 'a.txt', content: 'hello', username: 'alice' });
+    const path = join(root.path, 'alice', 'a.txt');
+    expect(payload.artifacts).toEqual([{ name: 'a.txt', path, mime: 'text/plain' }]);
+    expect(await readFile(path, 'utf8')).toBe('hello');
+  });
+
+  it('fs_op reports the errno instead of failing, and returns the path as an artifact when asked', async () => {
+    const missing = join(root.path, 'nope', 'x.txt');
+    const payload = await call('fs_op', { op: 'write', path: missing, artifact: true });
+    expect(payload.results).toEqual({ op: 'write', path: missing, ok: false, error: 'ENOENT' });
+    expect(payload.artifacts).toEqual([{ name: 'x.txt', path: missing, mime: 'text/plain' }]);
+    const listed = await call('fs_op', { op: 'list', path: root.path });
+    expect(listed.results).toMatchObject({ ok: true, data: ['alice'] });
+  });
+
+  it('inspect and open_files report what the process sees', async () => {
+    const { results } = await call('inspect', {});
+    expect(results.uid).toBe(process.getuid?.());
+    expect((results.processes as unknown[]).length).toBeGreaterThan(0);
+    expect((await call('open_files', { count: 5 })).results).toEqual({ opened: 5, error: null });
+  });
+});

@@ -1,0 +1,82 @@
+// The host side of a user's workspace as the launcher needs it: `<root>/<username>` and its
+// `input_files/`, both real directories, mode 0700, owned by Ferry, before they are bound into a
+// sandbox. bwrap follows symbolic links in bind sources, so a link planted where `input_files/`
+// should be (by an unsandboxed run) would bind whatever it points at into the sandbox: it is
+// replaced by a directory first. The layout is the host's (`createWorkspaces`): same root, same
+// realpath, same modes, so both sides name the same directory.
+import { spawn } from 'node:child_process';
+import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FerryError, isValidUsername } from '@ferry/contract';
+
+export const INPUT_DIR_NAME = 'input_files';
+
+export interface UserWorkspacePaths {
+  /** The real path of the workspaces root. */
+  root: string;
+  hostDir: string;
+  inputDir: string;
+}
+
+/** Creates (or checks) the root, the user's workspace and its `input_files/`. */
+export async function prepareUserWorkspace(
+  workspacesRoot: string,
+  username: string,
+): Promise<UserWorkspacePaths> {
+  const root = await realRoot(workspacesRoot);
+  const hostDir = join(root, assertUsername(username));
+  await ensureRealDir(hostDir);
+  const inputDir = join(hostDir, INPUT_DIR_NAME);
+  const stats = await lstat(inputDir).catch(() => undefined);
+  if (stats && !stats.isDirectory()) await rm(inputDir, { force: true });
+  await ensureRealDir(inputDir);
+  return { root, hostDir, inputDir };
+}
+
+/** The workspaces root, created 0700 when missing, as a real path. */
+export async function realRoot(workspacesRoot: string): Promise<string> {
+  await mkdir(workspacesRoot, { recursive: true, mode: 0o700 });
+  return realpath(workspacesRoot);
+}
+
+export function assertUsername(username: string): string {
+  if (!isValidUsername(username)) {
+    throw new FerryError('E_INVALID_INPUT', `Invalid username: ${JSON.stringify(username)}`, {
+      field: 'user',
+    });
+  }
+  return username;
+}
+
+async function ensureRealDir(dir: string): Promise<void> {
+  await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  const stats = await lstat(dir);
+  const uid = process.getuid?.();
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid) || (await realpath(dir)) !== dir) {
+    throw new FerryError('E_INTERNAL', `Workspace directory ${dir} is not a real directory owned by Ferry`);
+  }
+}
+
+/**
+ * Bytes the directory takes on disk (allocated blocks, as a disk quota counts them; a sparse file
+ * counts what it really uses, hard links once), by `du -skx`: it does not follow symbolic links
+ * nor cross into other file systems. Files vanishing during the walk are ignored.
+ */
+export function diskUsageBytes(dir: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const du = spawn('du', ['-skx', '--', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    du.stdout.setEncoding('utf8');
+    du.stdout.on('data', (text: string) => {
+      out += text;
+    });
+    du.on('error', reject);
+    du.on('close', () => {
+      const kib = Number(out.split('\t')[0]);
+      if (Number.isFinite(kib) && out !== '') resolve(kib * 1024);
+      else reject(new Error(`[ferry/sandbox] du could not measure ${dir}`));
+    });
+  });
+}

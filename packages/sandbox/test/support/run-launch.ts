@@ -1,0 +1,143 @@
+// Runs a LaunchSpec the way the host's process transport does (detached: its own process group,
+// stdin a pipe), collects its output, and checks that nothing of it survives. Also the loud
+// failure every real-sandbox test starts with: never a skip.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { LaunchSpec } from '../../src/launch-spec.js';
+import { probeSandbox, type SandboxProbe } from '../../src/probe-sandbox.js';
+
+export async function requireSandbox(): Promise<SandboxProbe> {
+  const probe = await probeSandbox({ mode: 'required' });
+  if (!probe.available) {
+    throw new Error(
+      `bubblewrap cannot run here, so the sandbox tests cannot run (they never skip): ${probe.reason}`,
+    );
+  }
+  return probe;
+}
+
+export interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  write(text: string): void;
+  /** Closes stdin: how the transport asks a server to stop. */
+  end(): void;
+  exited: Promise<Ran>;
+  /** What the transport's kill() does: SIGKILL to the whole process group. */
+  killGroup(): void;
+}
+
+export function start(spec: LaunchSpec): Running {
+  const child = spawn(spec.command, spec.args, {
+    env: spec.env,
+    cwd: spec.cwd,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  // A server that exits before reading its stdin makes writes fail with EPIPE: not a test failure.
+  child.stdin.on('error', () => {});
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    stdout += text;
+  });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+  });
+  const exited = new Promise<Ran>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    pid: child.pid as number,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    write: (text) => child.stdin.write(text),
+    end: () => child.stdin.end(),
+    exited,
+    killGroup: () => process.kill(-(child.pid as number), 'SIGKILL'),
+  };
+}
+
+export async function run(spec: LaunchSpec, stdin = ''): Promise<Ran> {
+  const running = start(spec);
+  running.write(stdin);
+  running.end();
+  return running.exited;
+}
+
+/**
+ * Live (not zombie) processes whose command line contains `marker`, or (`argv0`) whose first
+ * argument starts with it: what `exec -a <name>` sets.
+ */
+export function processesWith(marker: string, match: 'anywhere' | 'argv0' = 'anywhere'): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (match === 'argv0' ? cmdline.startsWith(marker) : cmdline.includes(marker))
+        found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+export async function waitForNone(marker: string, timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = processesWith(marker);
+  while (left.length > 0 && Date.now() < deadline) {
+    await delay(50);
+    left = processesWith(marker);
+  }
+  return left;
+}
+
+/**
+ * A temp directory outside /tmp: the sandbox's private /tmp would hide anything under the host's
+ * /tmp anyway, so tests that prove a path is hidden must put it elsewhere.
+ */
+export function hostTempDir(prefix: string): Promise<string> {
+  return mkdtemp(`/var/tmp/${prefix}`);
+}
+
+/** Live (not zombie) members of a process group: what a killed or finished launch leaves behind. */
+export function groupMembers(pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z' && Number(group) === pgid) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** Waits (up to `timeoutMs`) until the process group is empty; returns what is left. */
+export async function waitForGroupGone(pgid: number, timeoutMs = 3000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = groupMembers(pgid);
+  while (left.length > 0 && Date.now() < deadline) {
+    await delay(20);
+    left = groupMembers(pgid);
+  }
+  return left;
+}

@@ -1,0 +1,72 @@
+import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { clearSessionFiles, removeUserWorkspace } from '../src/workspace-cleanup.js';
+import { hostTempDir } from './support/run-launch.js';
+
+let dir: string;
+let root: string;
+let outside: string;
+beforeEach(async () => {
+  dir = await hostTempDir('ferry-cleanup-');
+  root = join(dir, 'workspaces');
+  outside = join(dir, 'outside');
+  await mkdir(outside, { recursive: true });
+  await writeFile(join(outside, 'keep.txt'), 'not the workspace’s');
+  const alice = join(root, 'alice');
+  await mkdir(join(alice, 'input_files'), { recursive: true, mode: 0o700 });
+  await mkdir(join(alice, 'out', 'deep'), { recursive: true });
+  await writeFile(join(alice, 'report.html'), 'r');
+  await writeFile(join(alice, 'out', 'deep', 'x.bin'), 'x');
+  await writeFile(join(alice, 'input_files', 'sales.csv'), 'a,b');
+  // Links out of the workspace: they go, what they point at stays.
+  await symlink(outside, join(alice, 'link-dir'));
+  await symlink(join(outside, 'keep.txt'), join(alice, 'out', 'link-file'));
+  await mkdir(join(root, 'bob'), { mode: 0o700 });
+  await writeFile(join(root, 'bob', 'b.txt'), 'bob');
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('clearSessionFiles', () => {
+  it('empties the workspace (inputs included), follows no link, leaves other users alone', async () => {
+    const result = await clearSessionFiles({ username: 'alice', hostDir: join(root, 'alice') });
+    expect(result).toEqual({ removed: 4 });
+    expect(await readdir(join(root, 'alice'))).toEqual([]);
+    expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('not the workspace’s');
+    expect(await readFile(join(root, 'bob', 'b.txt'), 'utf8')).toBe('bob');
+    // The directory itself stays (a running sandbox's bind still points at it).
+    expect((await lstat(join(root, 'alice'))).isDirectory()).toBe(true);
+  });
+
+  it('a missing workspace is already clean; a workspace that is a link is refused', async () => {
+    expect(await clearSessionFiles({ username: 'carol', hostDir: join(root, 'carol') })).toEqual({
+      removed: 0,
+    });
+    await symlink(outside, join(root, 'dave'));
+    await expect(clearSessionFiles({ username: 'dave', hostDir: join(root, 'dave') })).rejects.toThrow(
+      /not a real directory/,
+    );
+    expect(await readdir(outside)).toEqual(['keep.txt']);
+  });
+});
+
+describe('removeUserWorkspace', () => {
+  it('removes the whole workspace, and only that user’s', async () => {
+    expect(await removeUserWorkspace('alice', { workspacesRoot: root })).toBe(true);
+    expect(await readdir(root)).toEqual(['bob']);
+    expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('not the workspace’s');
+    expect(await removeUserWorkspace('alice', { workspacesRoot: root })).toBe(false);
+  });
+
+  it('a link in place of a workspace is unlinked, its target kept; invalid names are refused', async () => {
+    await symlink(outside, join(root, 'erin'));
+    expect(await removeUserWorkspace('erin', { workspacesRoot: root })).toBe(true);
+    expect(await readdir(outside)).toEqual(['keep.txt']);
+    await expect(removeUserWorkspace('..', { workspacesRoot: root })).rejects.toMatchObject({
+      code: 'E_INVALID_INPUT',
+    });
+    await expect(removeUserWorkspace('bob/../alice', { workspacesRoot: root })).rejects.toMatchObject({
+      code: 'E_INVALID_INPUT',
+    });
+  });
+});
