@@ -14,7 +14,7 @@
 // The host must look for the workspace where the tool writes: `createHost({ launcher, toolRoot:
 // launcher.toolRootFor })` (or toolRoot: '/tmp' when every server is sandboxed).
 import { lstat, realpath } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { FerryError, isValidUsername } from '@ferry/contract';
 import { bwrapArguments, SANDBOX_TOOL_ROOT, toolDirOf } from './bwrap-arguments.js';
 import {
@@ -187,6 +187,7 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       hiddenFiles: hidden.files,
       env,
       cwd: server.cwd ?? toolDir,
+      ...(server.cwd ? { programDirs: [resolve(server.cwd)] } : {}),
       uid: options.uid ?? NOBODY,
       gid: options.gid ?? NOBODY,
       tmpBytes: limits.tmpBytes,

@@ -29,6 +29,12 @@ export interface BwrapPlan {
   env: Readonly<Record<string, string>>;
   /** Working directory inside. */
   cwd: string;
+  /**
+   * Host directories the server's program lives in (its configured cwd). One under /tmp would be
+   * covered by the private /tmp, so it is bound back read-only at the same path: it is visible
+   * read-only anyway when it lies elsewhere, so this shows nothing new.
+   */
+  programDirs?: readonly string[];
   uid: number;
   gid: number;
   /** Size of the private /tmp and of /dev/shm, each; null: the kernel's default (half the RAM). */
@@ -111,8 +117,13 @@ export function bwrapArguments(plan: BwrapPlan): BwrapCommandLine {
     '--ro-bind',
     plan.inputDir,
     `${toolDir}/input_files`,
-    '--clearenv',
   );
+  for (const dir of plan.programDirs ?? []) {
+    if (isUnder(dir, [SANDBOX_TOOL_ROOT]) && !isUnder(dir, [toolDir]) && !isUnder(toolDir, [dir])) {
+      args.push('--ro-bind', dir, dir);
+    }
+  }
+  args.push('--clearenv');
   for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, value);
   args.push('--chdir', plan.cwd);
   const command = plan.prlimit ? [plan.prlimit.path, ...plan.prlimit.options, '--'] : [];

@@ -122,8 +122,9 @@ describe('reads of what is not the user’s fail', () => {
       expect(await fsOp('write', path), path).toMatchObject({ ok: false, error: 'EROFS' });
     }
     // Files under the 64 MiB file-size limit, until the tmpfs is full (256 MiB each by default).
+    // du -x: only the tmpfs itself, not mounts under it (the workspace, a program dir under /tmp).
     const fill = (dir: string) =>
-      `for i in 1 2 3 4 5 6 7 8; do head -c 50M /dev/zero > ${dir}/f$i || break; done; du -sm ${dir} | cut -f1; rm -f ${dir}/f*`;
+      `for i in 1 2 3 4 5 6 7 8; do head -c 50M /dev/zero > ${dir}/f$i || break; done; du -smx ${dir} | cut -f1; rm -f ${dir}/f*`;
     const filled = await env.call('alice', 'attack', 'run', {
       command: '/bin/sh',
       args: ['-c', `${fill('/tmp')}; ${fill('/dev/shm')}`],
