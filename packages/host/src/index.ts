@@ -23,6 +23,7 @@ export {
   type ToolCallResponse,
 } from './pipeline/call-tool.js';
 export type { Clock } from './pipeline/clock.js';
+export { resolveConventions, type ToolConventions } from './pipeline/resolve-conventions.js';
 export type { FileMode, ServerConfig, ServerConfigInput, ServerTimeouts } from './servers/server-config.js';
 export { createServerRegistry, loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
 export { createWorkspaces, type Workspace, type Workspaces } from './workspace/workspaces.js';

@@ -1,9 +1,9 @@
 // Which arguments of a tool Ferry fills or rewrites (DESIGN pipeline step 2), so a client can hide
-// them from forms and from the model. The same rules as @ferry/host's resolveConventions (which
-// the host does not export): `username` and `file_data_base64` (beside `filename`) are filled by
-// the host; `filename`/`filenames`/`file_names` take names from My Files; `x-mcp-file` properties
-// take files the user picks (fileInputs), never text.
-import { type FileInput, findFileInputs } from '@ferry/contract';
+// them from forms and from the model. The rules are the host's own (resolveConventions), so the
+// API can never disagree with what the pipeline does: `username` and `file_data_base64` (beside
+// `filename`) are filled by the host; `filename`/`filenames`/`file_names` take names from My Files;
+// `x-mcp-file` properties take files the user picks (fileInputs), never text.
+import { resolveConventions } from '@ferry/host';
 
 export type InjectedKind =
   | 'username'
@@ -39,16 +39,15 @@ export function describeInjected(inputSchema: unknown): {
 } {
   const schema = isObject(inputSchema) ? inputSchema : {};
   const properties = isObject(schema.properties) ? schema.properties : {};
-  const inputs: FileInput[] = findFileInputs(schema).inputs;
-  const fileInputNames = new Set(inputs.map((input) => input.path[0] as string));
-  const has = (name: string) => Object.hasOwn(properties, name) && !fileInputNames.has(name);
+  const conventions = resolveConventions(schema);
+  const inputs = conventions.fileInputs;
 
   const injected: InjectedParam[] = [];
-  if (has('username'))
+  if (conventions.username)
     injected.push({ name: 'username', kind: 'username', input: 'host', hiddenFromModel: true });
-  if (has('filename')) {
+  if (conventions.filename) {
     injected.push({ name: 'filename', kind: 'filename', input: 'file-name', hiddenFromModel: false });
-    if (has('file_data_base64')) {
+    if (conventions.fileDataBase64) {
       injected.push({
         name: 'file_data_base64',
         kind: 'file_data_base64',
@@ -57,9 +56,10 @@ export function describeInjected(inputSchema: unknown): {
       });
     }
   }
-  for (const kind of ['filenames', 'file_names'] as const) {
-    if (has(kind)) injected.push({ name: kind, kind, input: 'file-names', hiddenFromModel: false });
-  }
+  if (conventions.filenames)
+    injected.push({ name: 'filenames', kind: 'filenames', input: 'file-names', hiddenFromModel: false });
+  if (conventions.fileNames)
+    injected.push({ name: 'file_names', kind: 'file_names', input: 'file-names', hiddenFromModel: false });
   for (const input of inputs) {
     injected.push({
       name: input.path[0] as string,
