@@ -15,6 +15,7 @@ export {
 } from './connections/launcher.js';
 export type { CallEvent } from './events/call-events.js';
 export { createHost, type Host, type HostOptions } from './host.js';
+export { answerFromError, type CallAnswer } from './pipeline/answer.js';
 export {
   callTool,
   type ServerSettings,

@@ -4,7 +4,7 @@
 // instance only (the Redis fan-out of DESIGN "Files and storage" is not built yet).
 import { randomUUID } from 'node:crypto';
 import { errorEnvelope } from '@ferry/contract';
-import type { CallEvent, ToolCallRequest, ToolCallResponse } from '@ferry/host';
+import { answerFromError, type CallEvent, type ToolCallRequest, type ToolCallResponse } from '@ferry/host';
 import type { CallsConfig } from '../config/app-config.js';
 import { ApiError } from '../http/api-error.js';
 import type { PathRedactor } from '../http/redact-paths.js';
@@ -218,23 +218,6 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
 }
 
 function internalFailure(callId: string): ToolCallResponse {
-  const envelope = errorEnvelope('E_INTERNAL', {}, 'Internal error');
-  return {
-    callId,
-    status: 'failed',
-    forModel: {
-      results: { error: 'Internal error' },
-      files: [],
-      isError: true,
-      error: { code: 'E_INTERNAL', message: 'Internal error' },
-    },
-    forUi: {
-      display: { openCanvas: false, storageAction: 'store' },
-      files: [],
-      rejected: [],
-      unstored: [],
-      warnings: [],
-      error: envelope,
-    },
-  };
+  // The same answer shape as every other failed call (the host's answerFromError).
+  return { callId, status: 'failed', ...answerFromError(errorEnvelope('E_INTERNAL', {}, 'Internal error')) };
 }
