@@ -28,8 +28,10 @@ import { fileUploadRoutes } from './routes/file-upload.js';
 import { fileRoutes } from './routes/files.js';
 import { serverRoutes } from './routes/servers.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { statusRoutes } from './routes/status.js';
 import { webRoutes } from './routes/web.js';
 import type { AppHost, FerryServices } from './services.js';
+import { FERRY_VERSION, type FerryStatus, unknownStatus } from './status.js';
 
 export interface AppDeps {
   files: FileStore;
@@ -40,6 +42,8 @@ export interface AppDeps {
   hostPaths?: Readonly<Record<string, string>>;
   /** The built web app to serve at `/` (apps/web/dist); absent: a short page pointing at the API. */
   webRoot?: string;
+  /** Effective modes for GET /api/status (server.ts fills it from the startup probe). */
+  status?: FerryStatus;
   /** @default false */
   logger?: FastifyServerOptions['logger'];
   /** Epoch milliseconds. @default Date.now */
@@ -82,6 +86,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     sessions,
     calls,
     redact,
+    status: deps.status ?? unknownStatus(),
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -97,7 +102,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       openapi: '3.1.0',
       info: {
         title: 'Ferry API',
-        version: '0.1.0',
+        version: FERRY_VERSION,
         description:
           'Files, MCP servers and tool calls of a Ferry host. Errors are tool contract v2.1 envelopes.',
       },
@@ -114,6 +119,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         reply.header('cache-control', 'no-store');
       });
       await api.register(sessionRoutes);
+      await api.register(statusRoutes);
       await api.register(fileRoutes);
       await api.register(fileUploadRoutes);
       await api.register(fileContentRoutes);

@@ -4,10 +4,12 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { FerryError } from '@ferry/contract';
 import { createHost, type Host } from '@ferry/host';
+import { createBubblewrapLauncher, type SandboxProbe } from '@ferry/sandbox';
 import { type OpenedStorage, openStorage } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type FerryConfig, loadFerryConfig } from './config/load-config.js';
+import { FERRY_VERSION, type FerryStatus, sandboxStatus } from './status.js';
 
 export interface StartServerOptions {
   /** @default FERRY_CONFIG, else ./ferry.config.json if present */
@@ -23,6 +25,8 @@ export interface StartServerOptions {
   logLevel?: string;
   /** stderr of local MCP servers. @default Ferry's stderr */
   onServerStderr?: (server: string, user: string, text: string) => void;
+  /** Each start of a local server without the sandbox (mode auto without bubblewrap, or off). @default stderr */
+  onSandboxWarning?: (warning: { server: string; user: string; message: string }) => void;
 }
 
 export interface RunningServer {
@@ -31,6 +35,8 @@ export interface RunningServer {
   app: FastifyInstance;
   host: Host;
   storage: OpenedStorage;
+  /** Effective modes (what GET /api/status returns), the sandbox probe's findings among them. */
+  status: FerryStatus;
   /** The startup summary: URL and effective modes, one line each. */
   summary: string[];
   close(): Promise<void>;
@@ -40,10 +46,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const config = loadFerryConfig({ env, cwd, ...(options.configPath ? { path: options.configPath } : {}) });
-  refuseRequiredSandbox(config);
 
   const dataDir = resolve(cwd, config.storage.dataDir);
   const workspacesRoot = join(dataDir, 'workspaces');
+  const sandbox = config.app.sandbox;
+  const launcher = createBubblewrapLauncher({
+    workspacesRoot,
+    mode: sandbox.mode,
+    network: sandbox.network,
+    limits: sandbox.limits,
+    serverLimits: sandbox.limitsByServer,
+    ...(sandbox.bwrapPath ? { bwrapPath: sandbox.bwrapPath } : {}),
+    // The FileStore (every user's files) and the config (header secrets) stay out of sight.
+    hide: [dataDir, ...(config.path ? [config.path] : []), ...sandbox.hide],
+    ...(options.onSandboxWarning ? { onWarning: options.onSandboxWarning } : {}),
+  });
+  // Once, before the first request: the API and the startup summary report what it found.
+  const sandboxProbe = await launcher.probe();
   const storage = await openStorage(config.storage);
   let baseUrl = config.app.server.publicUrl?.replace(/\/+$/, '') ?? '';
   const host = createHost({
@@ -52,14 +71,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     workspacesRoot,
     downloadUrl: (fileId, token) =>
       `${baseUrl}/api/files/${fileId}/content?token=${encodeURIComponent(token)}`,
+    launcher,
+    toolRoot: launcher.toolRootFor,
     ...(options.onServerStderr ? { pool: { onStderr: options.onServerStderr } } : {}),
   });
+  const status = describeStatus(config, storage, sandboxProbe, cwd);
   const webRoot = resolve(cwd, 'apps/web/dist');
   const app = buildApp({
     files: storage.files,
     host,
     config: config.app,
     hostPaths: { data: dataDir, workspace: workspacesRoot },
+    status,
     ...(existsSync(webRoot) ? { webRoot } : {}),
     logger: {
       level: options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn',
@@ -92,63 +115,61 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${actualPort}`;
   if (baseUrl === '') baseUrl = url;
-  return { url, config, app, host, storage, summary: summarize(url, config, storage, cwd), close };
+  return { url, config, app, host, storage, status, summary: summarize(url, config, status, cwd), close };
 }
 
-function summarize(url: string, config: FerryConfig, storage: OpenedStorage, cwd: string): string[] {
-  const shown = (path: string) => {
-    const rel = isAbsolute(path) ? relative(cwd, path) : path;
-    return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
-  };
+/** Storage, catalog, auth, sandbox and LLM as the status bar and the startup summary show them. */
+function describeStatus(
+  config: FerryConfig,
+  storage: OpenedStorage,
+  sandbox: SandboxProbe,
+  cwd: string,
+): FerryStatus {
   const s = config.storage;
   const blob =
-    s.blob.driver === 'local' ? `local disk (${shown(s.blob.root)})` : `S3 (bucket ${s.blob.bucket})`;
-  const catalog = s.catalog.driver === 'sqlite' ? `SQLite (${shown(s.catalog.filename)})` : 'PostgreSQL';
-  const auth =
-    config.app.auth.mode === 'local'
-      ? `local (single user "${config.app.auth.user}")`
-      : `proxy (${config.app.auth.header} from ${config.app.auth.trustedProxies.join(', ')})`;
+    s.blob.driver === 'local' ? `local disk (${shown(s.blob.root, cwd)})` : `S3 (bucket ${s.blob.bucket})`;
+  const auth = config.app.auth;
+  const warnings: string[] = [];
+  if (sandbox.warning) warnings.push(sandbox.warning);
+  if (auth.mode === 'local' && !isLoopback(config.app.server.host)) {
+    warnings.push(`local auth on ${config.app.server.host}: everyone who can reach it is "${auth.user}"`);
+  }
+  warnings.push(...config.warnings);
+  return {
+    version: FERRY_VERSION,
+    storage: `${blob}, tokens ${storage.modes.tokens}`,
+    catalog: s.catalog.driver === 'sqlite' ? `SQLite (${shown(s.catalog.filename, cwd)})` : 'PostgreSQL',
+    auth:
+      auth.mode === 'local'
+        ? `local (single user "${auth.user}")`
+        : `proxy (${auth.header} from ${auth.trustedProxies.join(', ')})`,
+    llm: 'not configured',
+    sandbox: sandboxStatus(sandbox),
+    warnings,
+  };
+}
+
+function summarize(url: string, config: FerryConfig, status: FerryStatus, cwd: string): string[] {
   const servers = config.host.servers;
   const names = Object.keys(servers);
   const disabled = names.filter((name) => (servers[name] as { enabled?: boolean }).enabled === false);
   const enabled = names.filter((name) => !disabled.includes(name));
-  const lines = [
+  return [
     `Ferry is listening on ${url}`,
-    `  config   ${config.path ? shown(config.path) : '(none: defaults)'}`,
-    `  storage  ${blob}, tokens ${storage.modes.tokens}`,
-    `  catalog  ${catalog}`,
-    '  sandbox  off/unsandboxed: local MCP servers run as this user, without isolation',
-    '  LLM      not configured',
-    `  auth     ${auth}`,
+    `  config   ${config.path ? shown(config.path, cwd) : '(none: defaults)'}`,
+    `  storage  ${status.storage}`,
+    `  catalog  ${status.catalog}`,
+    `  sandbox  ${status.sandbox.summary}`,
+    `  LLM      ${status.llm}`,
+    `  auth     ${status.auth}`,
     `  servers  ${enabled.join(', ') || '(none)'}${disabled.length ? ` (disabled: ${disabled.join(', ')})` : ''}`,
+    ...status.warnings.map((warning) => `  WARNING  ${warning}`),
   ];
-  if (config.app.auth.mode === 'local' && !isLoopback(config.app.server.host)) {
-    lines.push(
-      `  WARNING  local auth on ${config.app.server.host}: everyone who can reach it is "${config.app.auth.user}"`,
-    );
-  }
-  for (const warning of config.warnings) lines.push(`  WARNING  ${warning}`);
-  return lines;
 }
 
-/**
- * No sandbox exists yet (packages/sandbox is being built), so a server that demands one must not
- * start unsandboxed: fail at startup, naming it, rather than quietly running it without isolation.
- */
-function refuseRequiredSandbox(config: FerryConfig): void {
-  const required = Object.entries(config.host.servers)
-    .filter(([, server]) => {
-      const s = server as { transport?: string; sandbox?: string; enabled?: boolean };
-      return s.transport === 'stdio' && s.sandbox === 'required' && s.enabled !== false;
-    })
-    .map(([name]) => name);
-  if (required.length > 0) {
-    throw new FerryError(
-      'E_SANDBOX_UNAVAILABLE',
-      `These servers require the sandbox, which this Ferry does not have yet: ${required.join(', ')}. Set "sandbox": "auto" or disable them.`,
-      { servers: required },
-    );
-  }
+function shown(path: string, cwd: string): string {
+  const rel = isAbsolute(path) ? relative(cwd, path) : path;
+  return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
 }
 
 function isLoopback(host: string): boolean {

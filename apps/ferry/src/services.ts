@@ -7,6 +7,7 @@ import type { Sessions } from './auth/sessions.js';
 import type { CallRegistry } from './calls/call-registry.js';
 import type { AppConfig } from './config/app-config.js';
 import type { PathRedactor } from './http/redact-paths.js';
+import type { FerryStatus } from './status.js';
 
 /** The part of the host the API needs (a test may pass a double). */
 export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool'>;
@@ -19,6 +20,7 @@ export interface FerryServices {
   sessions: Sessions;
   calls: CallRegistry;
   redact: PathRedactor;
+  status: FerryStatus;
 }
 
 declare module 'fastify' {

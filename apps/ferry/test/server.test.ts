@@ -1,10 +1,11 @@
 // startServer: config → storage → host → app → listen, the startup summary, and closing.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../src/server.js';
-import { http } from './support/start-app.js';
+import { type RunningServer, startServer } from '../src/server.js';
+import { http, REPO_ROOT } from './support/start-app.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -21,11 +22,17 @@ describe('startServer', () => {
       expect(summary).toContain(`Ferry is listening on ${server.url}`);
       expect(summary).toContain('storage  local disk (.ferry/blobs)');
       expect(summary).toContain('catalog  SQLite (.ferry/catalog.db)');
-      expect(summary).toContain('sandbox  off/unsandboxed');
+      expect(summary).toMatch(/sandbox {2}auto: sandboxed \(bubblewrap \d/);
       expect(summary).toContain('LLM      not configured');
       expect(summary).toContain('auth     local (single user "dev")');
       expect(summary).toContain('servers  (none)');
       expect((await http(server.url, '/api/me')).json()).toMatchObject({ username: 'dev' });
+      expect((await http(server.url, '/api/status')).json()).toMatchObject({
+        username: 'dev',
+        sandbox: { mode: 'auto', effectiveMode: 'sandboxed', available: true },
+        llm: 'not configured',
+        warnings: [],
+      });
       expect((await http(server.url, '/')).text).toContain('/api/openapi.json');
     } finally {
       await server.close();
@@ -45,20 +52,107 @@ describe('startServer', () => {
     }
   });
 
-  it('refuses a server that requires the sandbox (there is none yet)', async () => {
-    const path = join(dir, 'strict.json');
-    await writeFile(
-      path,
-      JSON.stringify({ servers: { strict: { transport: 'stdio', command: 'node', sandbox: 'required' } } }),
-    );
-    await expect(startServer({ cwd: dir, env: {}, configPath: path, port: 0 })).rejects.toThrow(
-      /require the sandbox.*strict/,
-    );
-  });
-
   it('refuses an invalid config before opening anything', async () => {
     const path = join(dir, 'bad.json');
     await writeFile(path, JSON.stringify({ auth: { mode: 'ldap' } }));
     await expect(startServer({ cwd: dir, env: {}, configPath: path, port: 0 })).rejects.toThrow(/auth\.mode/);
+  });
+});
+
+// Data directories outside /tmp: the sandbox's /tmp is private anyway, so only a directory
+// elsewhere shows that Ferry hides its data directory on purpose.
+describe('the sandbox as startServer wires it', () => {
+  const ATTACK = {
+    transport: 'stdio',
+    command: 'node',
+    args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/attack.ts')],
+    cwd: REPO_ROOT,
+  };
+  let base: string;
+  beforeAll(async () => {
+    base = await mkdtemp('/var/tmp/ferry-server-sandbox-');
+  });
+  afterAll(async () => rm(base, { recursive: true, force: true }));
+
+  async function start(name: string, sandbox: Record<string, unknown>, warnings: string[] = []) {
+    const cwd = join(base, name);
+    await mkdir(cwd);
+    const path = join(cwd, 'ferry.config.json');
+    await writeFile(path, JSON.stringify({ sandbox, servers: { attack: ATTACK } }));
+    return startServer({
+      cwd,
+      env: {},
+      configPath: path,
+      port: 0,
+      onServerStderr: () => {},
+      onSandboxWarning: (warning) => warnings.push(warning.message),
+    });
+  }
+
+  async function call(server: RunningServer, tool: string, args: Record<string, unknown>) {
+    const owner = await server.storage.files.ensureUser('dev');
+    return server.host.callTool({
+      user: { owner, username: 'dev' },
+      server: 'attack',
+      tool,
+      arguments: args,
+    });
+  }
+
+  it('auto with bubblewrap: local servers run sandboxed and cannot see the data directory or config', async () => {
+    const warnings: string[] = [];
+    const server = await start('auto', {}, warnings);
+    try {
+      const dataDir = join(base, 'auto', '.ferry');
+      expect(existsSync(join(dataDir, 'catalog.db'))).toBe(true);
+      const listed = await call(server, 'fs_op', { op: 'list', path: dataDir });
+      expect(listed.forModel.results).toMatchObject({ op: 'list', ok: true, data: [] });
+      const config = await call(server, 'fs_op', {
+        op: 'read',
+        path: join(base, 'auto', 'ferry.config.json'),
+      });
+      expect(config.forModel.results).toMatchObject({ op: 'read', ok: false });
+      const inspected = await call(server, 'inspect', {});
+      expect(inspected.forModel.results).toMatchObject({ cwd: REPO_ROOT, env: { HOME: '/tmp/dev' } });
+      expect(warnings).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('required without bubblewrap: Ferry starts, says so, and every local server fails with E_SANDBOX_UNAVAILABLE', async () => {
+    const server = await start('required', { mode: 'required', bwrapPath: '/nonexistent/bwrap' });
+    try {
+      expect(server.summary.join('\n')).toMatch(
+        /sandbox {2}required: UNAVAILABLE, local servers are refused/,
+      );
+      const status = (await http(server.url, '/api/status')).json<{ sandbox: Record<string, unknown> }>();
+      expect(status.sandbox).toMatchObject({ mode: 'required', effectiveMode: 'refused', available: false });
+      const refused = await call(server, 'inspect', {});
+      expect(refused.forUi.error?.meta_data).toMatchObject({
+        error_code: 'E_SANDBOX_UNAVAILABLE',
+        details: { server: 'attack' },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('auto without bubblewrap: servers run unsandboxed, with a warning at startup, in the API and per launch', async () => {
+    const warnings: string[] = [];
+    const server = await start('fallback', { bwrapPath: '/nonexistent/bwrap' }, warnings);
+    try {
+      const summary = server.summary.join('\n');
+      expect(summary).toMatch(/sandbox {2}auto: UNSANDBOXED/);
+      expect(summary).toMatch(/WARNING {2}.*bwrap/);
+      const status = (await http(server.url, '/api/status')).json<{ warnings: string[]; sandbox: object }>();
+      expect(status.sandbox).toMatchObject({ effectiveMode: 'unsandboxed', warning: expect.any(String) });
+      expect(status.warnings.join('\n')).toMatch(/bwrap/);
+      const inspected = await call(server, 'inspect', {});
+      expect(inspected.forModel.results).toMatchObject({ cwd: REPO_ROOT });
+      expect(warnings).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -70,12 +70,56 @@ export const uploadsSectionSchema = z.strictObject({
   maxFilesPerRequest: count('uploads.maxFilesPerRequest').default(100),
 });
 
+const limit = (what: string) =>
+  z
+    .number()
+    .int(`${what} must be an integer`)
+    .positive(`${what} must be greater than 0`)
+    .nullable()
+    .optional();
+
+/** Resource limits of a sandboxed server (packages/sandbox/src/sandbox-limits.ts); null: off. */
+const sandboxLimitsSchema = z.strictObject({
+  memoryBytes: limit('sandbox.limits.memoryBytes'),
+  cpuSeconds: limit('sandbox.limits.cpuSeconds'),
+  openFiles: limit('sandbox.limits.openFiles'),
+  processes: limit('sandbox.limits.processes'),
+  fileSizeBytes: limit('sandbox.limits.fileSizeBytes'),
+  workspaceBytes: limit('sandbox.limits.workspaceBytes'),
+  tmpBytes: limit('sandbox.limits.tmpBytes'),
+  quotaCheckMs: count('sandbox.limits.quotaCheckMs').optional(),
+});
+
+export const sandboxSectionSchema = z.strictObject({
+  /**
+   * Floor for every local server (a server's own `sandbox` may only make it stricter):
+   * `required` refuses to start a local server without bubblewrap; `auto` runs it unsandboxed
+   * with a warning; `off` never sandboxes. @default 'auto'
+   */
+  mode: z.enum(['required', 'auto', 'off']).default('auto'),
+  /** false: no local server gets the network, whatever its own `network` says. @default true */
+  network: z.boolean().default(true),
+  /** Host paths tools must not see, on top of Ferry's data directory and config file. */
+  hide: z
+    .array(z.string().refine((path) => path.startsWith('/'), 'sandbox.hide entries must be absolute paths'))
+    .default([]),
+  /** bubblewrap's executable. @default 'bwrap' in PATH */
+  bwrapPath: z
+    .string()
+    .refine((path) => path.startsWith('/'), 'sandbox.bwrapPath must be an absolute path')
+    .optional(),
+  /** For every local server; per server under `limitsByServer`. */
+  limits: sandboxLimitsSchema.default({}),
+  limitsByServer: z.record(z.string(), sandboxLimitsSchema).default({}),
+});
+
 export const appConfigSchema = z.strictObject({
   server: serverSectionSchema.prefault({}),
   auth: authSectionSchema.prefault({}),
   sessions: sessionsSectionSchema.prefault({}),
   calls: callsSectionSchema.prefault({}),
   uploads: uploadsSectionSchema.prefault({}),
+  sandbox: sandboxSectionSchema.prefault({}),
 });
 
 export type AppConfigInput = z.input<typeof appConfigSchema>;
@@ -83,6 +127,7 @@ export type AppConfigInput = z.input<typeof appConfigSchema>;
 export type AppConfig = z.output<typeof appConfigSchema>;
 export type AuthConfig = AppConfig['auth'];
 export type CallsConfig = AppConfig['calls'];
+export type SandboxConfig = AppConfig['sandbox'];
 
 /** The app's defaults, for tests and tools that build an app without a config file. */
 export function defaultAppConfig(overrides: AppConfigInput = {}): AppConfig {

@@ -1,5 +1,5 @@
 // ferry.config.json, read once at startup: the app's sections (server, auth, sessions, calls,
-// uploads), storage (`storage` plus the v2.1 `flags`) and `servers`. Each part is validated by its
+// uploads, sandbox), storage (`storage` plus the v2.1 `flags`) and `servers`. Each part is validated by its
 // owner (this app, @ferry/storage, @ferry/host); every problem of every part is reported at once,
 // and the result is deep-frozen. Environment variables override the file.
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ export const DEFAULT_CONFIG_FILE = 'ferry.config.json';
 /** The storage package's default, resolved against the directory Ferry starts in. */
 const DEFAULT_DATA_DIR = './.ferry';
 
-const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads'] as const;
+const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads', 'sandbox'] as const;
 const KNOWN_SECTIONS = new Set<string>([...APP_SECTIONS, 'servers', 'storage', 'flags', '$schema']);
 
 export interface FerryConfig {
@@ -122,6 +122,7 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'list'][]
   ['FERRY_AUTH_HEADER', 'auth', 'header', 'string'],
   ['FERRY_TRUSTED_PROXIES', 'auth', 'trustedProxies', 'list'],
   ['FERRY_SESSION_IDLE_MINUTES', 'sessions', 'idleMinutes', 'number'],
+  ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
 ];
 
 function applyAppEnv(input: Record<string, unknown>, env: NodeJS.ProcessEnv, problems: string[]): void {

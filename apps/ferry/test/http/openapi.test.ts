@@ -35,6 +35,7 @@ describe('/api/openapi.json', () => {
         '/api/servers/{server}/tools',
         '/api/sessions',
         '/api/sessions/{id}',
+        '/api/status',
       ].sort(),
     );
   });

@@ -3,6 +3,7 @@ import type { CallToolResult, Client, Tool, Transport } from '@modelcontextproto
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { CallOptions, ToolConnection } from './connection.js';
 import type { CloseReason, ConnectionEvent } from './connection-events.js';
+import { launcherFailure } from './launcher-failure.js';
 import { ProcessStdioTransport } from './process-stdio-transport.js';
 import { deliverResponsesAfterNotifications } from './response-order.js';
 
@@ -145,6 +146,8 @@ export class PooledConnection implements ToolConnection {
       // The SDK rejects an aborted call with its own RequestTimeout error; hand back the caller's
       // reason instead, so the watchdog can tell its timeout from a user's cancel.
       if (signal.aborted) throw signal.reason ?? error;
+      // The stream closes after the process has exited, so its last stderr is in by now.
+      if (!this.isOpen) throw launcherFailure(this.#o.stderrTail?.(), this.server) ?? error;
       throw error;
     } finally {
       this.#active -= 1;

@@ -9,6 +9,7 @@
 import {
   type ErrorEnvelope,
   errorEnvelope,
+  FerryError,
   TIMEOUT_MESSAGE,
   TIMEOUT_NOTICES,
   TIMEOUT_SECONDS,
@@ -167,8 +168,11 @@ export function callWithWatchdog(input: WatchdogInput): Promise<WatchdogOutcome>
           decide(outcome);
         },
         (cause: unknown) => {
+          // A FerryError (the sandbox stopped the server over its quota) keeps its own code.
           const message = cause instanceof Error ? cause.message : String(cause);
-          decide({ kind: 'failed', cause, error: errorEnvelope('E_TOOL_ERROR', {}, message) });
+          const error =
+            cause instanceof FerryError ? cause.toEnvelope() : errorEnvelope('E_TOOL_ERROR', {}, message);
+          decide({ kind: 'failed', cause, error });
         },
       );
   });

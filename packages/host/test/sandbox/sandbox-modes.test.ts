@@ -89,8 +89,12 @@ describe('the workspace quota through the host', () => {
       command: '/bin/sh',
       args: ['-c', 'head -c 12M /dev/zero > /tmp/quentin/fill.bin; sleep 8; echo survived'],
     });
-    // Killed in the middle of the call (the tool never answered).
-    expect(filled.response.forUi.error?.meta_data.error_code).toBe('E_TOOL_ERROR');
+    // Killed in the middle of the call (the tool never answered): the call says why.
+    expect(filled.response.forUi.error?.meta_data).toMatchObject({
+      error_code: 'E_QUOTA_EXCEEDED',
+      details: { server: 'quota', scope: 'workspace', limit_bytes: 4 * 1024 ** 2 },
+    });
+    expect(filled.response.forModel.error?.message).toMatch(/was stopped: .*over its quota/);
     const refused = await env.call('quentin', 'quota', 'write_workspace', { name: 'x.txt', content: 'x' });
     expect(refused.response.forUi.error?.meta_data).toMatchObject({
       error_code: 'E_QUOTA_EXCEEDED',
