@@ -21,6 +21,8 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from '
 import { installOriginGuard } from './http/origin-guard.js';
 import { createPathRedactor } from './http/redact-paths.js';
 import { installMaintenance } from './maintenance.js';
+import { createUserEvents } from './events/user-events.js';
+import { callElicitationRoutes } from './routes/call-elicitations.js';
 import { callEventRoutes } from './routes/call-events.js';
 import { callRoutes } from './routes/calls.js';
 import { fileContentRoutes } from './routes/file-content.js';
@@ -29,6 +31,7 @@ import { fileRoutes } from './routes/files.js';
 import { serverRoutes } from './routes/servers.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { statusRoutes } from './routes/status.js';
+import { announceFileChanges, userEventRoutes } from './routes/user-events.js';
 import { webRoutes } from './routes/web.js';
 import type { AppHost, FerryServices } from './services.js';
 import { FERRY_VERSION, type FerryStatus, unknownStatus } from './status.js';
@@ -71,12 +74,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const redact = createPathRedactor(deps.hostPaths ?? {});
   const authenticator = createAuthenticator(config.auth, deps.files);
   const sessions = createSessions({ files: deps.files, idleMinutes: config.sessions.idleMinutes, now });
+  const userEvents = createUserEvents({ now });
   const calls = createCallRegistry({
     callTool: (request, emit) => deps.host.callTool(request, emit),
     limits: config.calls,
     redact,
     now,
     onError: (error, callId) => app.log.error({ err: error, callId }, 'tool call crashed'),
+    onEvent: (record, event) => {
+      userEvents.publish(record.owner, { type: 'call', event });
+      if (event.type === 'file_stored') {
+        userEvents.publish(record.owner, { type: 'files_changed', reason: 'stored', fileIds: [event.file.id] });
+      }
+    },
   });
   const services: FerryServices = {
     files: deps.files,
@@ -87,6 +97,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     calls,
     redact,
     status: deps.status ?? unknownStatus(),
+    userEvents,
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -115,6 +126,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     async (api) => {
       installOriginGuard(api, config);
       installAuth(api, { authenticator, sessions });
+      announceFileChanges(api);
       api.addHook('onRequest', async (_request, reply) => {
         reply.header('cache-control', 'no-store');
       });
@@ -126,6 +138,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(serverRoutes);
       await api.register(callRoutes);
       await api.register(callEventRoutes);
+      await api.register(callElicitationRoutes);
+      await api.register(userEventRoutes);
     },
     { prefix: '/api' },
   );

@@ -6,11 +6,12 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { Sessions } from './auth/sessions.js';
 import type { CallRegistry } from './calls/call-registry.js';
 import type { AppConfig } from './config/app-config.js';
+import type { UserEvents } from './events/user-events.js';
 import type { PathRedactor } from './http/redact-paths.js';
 import type { FerryStatus } from './status.js';
 
 /** The part of the host the API needs (a test may pass a double). */
-export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool'>;
+export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool' | 'answerElicitation'>;
 
 export interface FerryServices {
   files: FileStore;
@@ -21,6 +22,7 @@ export interface FerryServices {
   calls: CallRegistry;
   redact: PathRedactor;
   status: FerryStatus;
+  userEvents: UserEvents;
 }
 
 declare module 'fastify' {

@@ -7,7 +7,11 @@
 // zod's `.meta()` lands verbatim in the JSON Schema the SDK publishes in tools/list, so no raw
 // JSON schema is needed to carry the keyword (the tests read it back from tools/list).
 //
+// `review_document` asks in the middle of a call (MCP elicitation, form mode) for a file through an
+// x-mcp-file field of the requestedSchema: the SEP's second surface.
+//
 //   node --import tsx --conditions=ferry-source examples/servers/src/xfile.ts [--http <port>]
+import { createHash } from 'node:crypto';
 import {
   checkFileInput,
   FerryError,
@@ -25,6 +29,11 @@ import { imageSize } from './lib/image-size.js';
 export const IMAGE_INPUT: McpFileDescriptor = {
   accept: ['image/png', 'image/jpeg'],
   maxSize: 5 * 1024 * 1024,
+};
+
+export const DOCUMENT_INPUT: McpFileDescriptor = {
+  accept: ['text/csv', 'text/plain'],
+  maxSize: 1024 * 1024,
 };
 
 export function createXfileServer(): McpServer {
@@ -79,6 +88,59 @@ export function createXfileServer(): McpServer {
           width: size.width,
           height: size.height,
           format: size.format,
+        },
+      });
+    }),
+  );
+  server.registerTool(
+    'review_document',
+    {
+      title: 'Review a document',
+      description:
+        'Asks the user (MCP elicitation) for a CSV or text document and a note, then reports what arrived: name, size, SHA-256 and the first line.',
+      inputSchema: z.object({
+        purpose: z.string().default('review').describe('What the document is for; shown in the question'),
+      }),
+    },
+    withErrorEnvelope(async ({ purpose }, ctx) => {
+      const answer = await ctx.mcpReq.elicitInput({
+        mode: 'form',
+        message: `Which document should I use for the ${purpose}?`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            document: {
+              type: 'string',
+              format: 'uri',
+              title: 'Document',
+              description: 'A CSV or plain-text file',
+              [MCP_FILE_KEYWORD]: DOCUMENT_INPUT,
+            },
+            note: { type: 'string', title: 'Note' },
+            urgent: { type: 'boolean', title: 'Urgent' },
+          },
+          required: ['document'],
+        } as never,
+      });
+      if (answer.action !== 'accept') return v21Result({ results: { action: answer.action } });
+      const content = answer.content ?? {};
+      const parsed = parseDataUri(String(content.document ?? ''));
+      if (!parsed.ok) {
+        throw new FerryError('E_INVALID_INPUT', `document is not a valid data URI: ${parsed.reason}`, {
+          field: 'document',
+        });
+      }
+      const bytes = Buffer.from(parsed.value.data());
+      return v21Result({
+        results: {
+          action: 'accept',
+          name: parsed.value.name ?? null,
+          media_type: parsed.value.mime,
+          byte_size: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          first_line: bytes.toString('utf8').split('\n', 1)[0] ?? '',
+          note: content.note ?? null,
+          urgent: content.urgent ?? null,
         },
       });
     }),

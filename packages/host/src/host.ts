@@ -12,6 +12,7 @@ import { type ServerLauncher, unsandboxedLauncher } from './connections/launcher
 import type { CallEvent } from './events/call-events.js';
 import { callTool, type ToolCallRequest, type ToolCallResponse } from './pipeline/call-tool.js';
 import type { Clock } from './pipeline/clock.js';
+import { createElicitationBroker, type ElicitationAnswer } from './pipeline/elicitation-bridge.js';
 import type { StdioServerConfig } from './servers/server-config.js';
 import { loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
 import { createWorkspaces, type Workspaces } from './workspace/workspaces.js';
@@ -40,6 +41,15 @@ export interface HostOptions {
   emit?(event: CallEvent): void;
   clock?: Clock;
   pool?: Omit<ConnectionPoolOptions, 'registry' | 'launcher'>;
+  /** How long a server's question waits for the user before it is answered `cancel`. @default 600 */
+  elicitationTimeoutSeconds?: number;
+}
+
+export interface ElicitationAnswerRequest extends ElicitationAnswer {
+  callId: string;
+  elicitationId: string;
+  /** FileStore owner id of the user answering: only the call's own user can. */
+  owner: string;
 }
 
 /** A local server's tool root; undefined: the tools see the host path. */
@@ -53,6 +63,12 @@ export interface Host {
   readonly workspaces: Workspaces;
   listTools(server: string, username: string): Promise<Tool[]>;
   callTool(request: ToolCallRequest, emit?: (event: CallEvent) => void): Promise<ToolCallResponse>;
+  /**
+   * Answers an open elicitation. `false`: no such open question of this user (answered, timed out,
+   * or not theirs). Throws a FerryError when the answer does not fit the form (the question stays
+   * open), e.g. a picked file outside `accept`.
+   */
+  answerElicitation(answer: ElicitationAnswerRequest): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -66,6 +82,10 @@ export function createHost(options: HostOptions): Host {
       return { ...spec, env: { ...spec.env, FERRY_WORKSPACE_ROOT: workspacesRoot } };
     });
   const pool = createConnectionPool({ ...options.pool, registry, launcher });
+  const elicitations = createElicitationBroker({
+    files: options.files,
+    timeoutMs: (options.elicitationTimeoutSeconds ?? 600) * 1000,
+  });
   // One view of the same directories per tool root (the host path is `undefined`).
   const views = new Map<string | undefined, Workspaces>();
   const viewAt = (toolRoot: string | undefined): Workspaces => {
@@ -109,12 +129,17 @@ export function createHost(options: HostOptions): Host {
           };
         },
         downloadUrl: options.downloadUrl,
+        elicitations,
         ...(options.clock ? { clock: options.clock } : {}),
         emit: (event) => {
           options.emit?.(event);
           emit?.(event);
         },
       }),
+    answerElicitation: async ({ callId, elicitationId, owner, ...answer }) => {
+      const flags = await options.files.flags(owner);
+      return elicitations.answer(callId, elicitationId, owner, answer, flags.base64_size_limit_bytes);
+    },
     close: async () => {
       await pool.close();
       // After the pool: no call is left to finish a detection window.

@@ -2,6 +2,9 @@
 export type {
   CallOptions,
   ConnectionPool,
+  ElicitationAction,
+  ElicitationRequest,
+  ElicitationResult,
   ProgressUpdate,
   ToolConnection,
 } from './connections/connection.js';
@@ -14,7 +17,7 @@ export {
   unsandboxedLauncher,
 } from './connections/launcher.js';
 export type { CallEvent } from './events/call-events.js';
-export { createHost, type Host, type HostOptions } from './host.js';
+export { createHost, type ElicitationAnswerRequest, type Host, type HostOptions } from './host.js';
 export { answerFromError, type CallAnswer } from './pipeline/answer.js';
 export {
   callTool,
@@ -24,6 +27,7 @@ export {
   type ToolCallResponse,
 } from './pipeline/call-tool.js';
 export type { Clock } from './pipeline/clock.js';
+export type { ElicitationAnswer } from './pipeline/elicitation-bridge.js';
 export { resolveConventions, type ToolConventions } from './pipeline/resolve-conventions.js';
 export type { FileMode, ServerConfig, ServerConfigInput, ServerTimeouts } from './servers/server-config.js';
 export { createServerRegistry, loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';

@@ -67,6 +67,8 @@ export interface CallRegistryOptions {
   redact: PathRedactor;
   now?: () => number;
   onError?: (error: unknown, callId: string) => void;
+  /** Every (redacted) event of every call, e.g. for the user's own event stream. */
+  onEvent?: (record: CallRecord, event: CallEvent) => void;
 }
 
 interface Internal {
@@ -91,6 +93,7 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
     events.push(safe);
     entry.record.lastSeq = Math.max(entry.record.lastSeq, safe.seq);
     for (const listener of entry.listeners) listener.event(safe);
+    options.onEvent?.(entry.record, safe);
   };
 
   const settle = (entry: Internal, response: ToolCallResponse) => {

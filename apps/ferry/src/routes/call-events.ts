@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { notFound } from '../http/api-error.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { openSseStream } from '../http/sse.js';
 
-const HEARTBEAT_MS = 15_000;
 const Seq = z.string().regex(/^\d{1,15}$/, 'must be an event id (a non-negative integer)');
 
 export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,7 +22,7 @@ export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: "A call's events (server-sent events)",
         description:
-          'Each event: `id: <seq>`, `event: <type>` (started, arguments_prepared, progress, notice, file_stored, elicitation, finished, failed, cancelled), `data: <CallEvent JSON>`.',
+          'Each event: `id: <seq>`, `event: <type>` (started, arguments_prepared, progress, notice, file_stored, elicitation, elicitation_answered, finished, failed, cancelled), `data: <CallEvent JSON>`.',
         tags: ['calls'],
         params: IdParamsSchema,
         querystring: z.object({ lastEventId: Seq.optional() }),
@@ -41,35 +41,16 @@ export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
       const backlog = calls.eventsAfter(record, after);
       if (record.status !== 'running' && backlog.length === 0) return reply.code(204).send(null);
 
-      reply.hijack();
-      const out = reply.raw;
-      out.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'x-accel-buffering': 'no',
-        connection: 'keep-alive',
-      });
-      out.write('retry: 2000\n\n');
-      const write = (event: CallEvent) => {
-        // JSON.stringify escapes newlines, so a message can never end the event early.
-        out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      };
+      const stream = openSseStream(reply);
+      const write = (event: CallEvent) => stream.send(event.seq, event.type, event);
       for (const event of backlog) write(event);
-
-      const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
-      heartbeat.unref();
       let unsubscribe = () => {};
-      const stop = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-      };
-      out.on('close', stop);
+      stream.onClose(() => unsubscribe());
       unsubscribe = calls.subscribe(record, {
         event: write,
         end: () => {
-          stop();
-          out.end();
+          unsubscribe();
+          stream.end();
         },
       });
     },

@@ -64,7 +64,8 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
         ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
         ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
       });
-      const client = new Client(clientInfo, { capabilities: {} });
+      // Form-mode elicitation only: URL mode needs a browser flow Ferry does not offer yet.
+      const client = new Client(clientInfo, { capabilities: { elicitation: { form: {} } } });
       options.setupClient?.(client, server, user);
       const connection = new PooledConnection({
         server: server.name,

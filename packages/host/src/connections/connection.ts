@@ -8,11 +8,31 @@ export interface ProgressUpdate {
   message?: string;
 }
 
+/** An MCP `elicitation/create` (form mode) of the server, during a call. */
+export interface ElicitationRequest {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+export type ElicitationAction = 'accept' | 'decline' | 'cancel';
+
+/** What goes back to the server. */
+export interface ElicitationResult {
+  action: ElicitationAction;
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
 export interface CallOptions {
   /** Aborting sends notifications/cancelled and rejects the call with `signal.reason`. */
   signal: AbortSignal;
   /** Every notifications/progress of this call. */
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * The server's questions to the user while this call runs. MCP does not say which request an
+   * elicitation belongs to on stdio, so a connection hands it to its oldest running call that
+   * takes questions; without one the answer is `cancel`.
+   */
+  onElicitation?: (request: ElicitationRequest) => Promise<ElicitationResult>;
 }
 
 export interface ToolConnection {

@@ -1,10 +1,11 @@
 import { FerryError } from '@ferry/contract';
 import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import type { CallOptions, ToolConnection } from './connection.js';
+import type { CallOptions, ElicitationRequest, ElicitationResult, ToolConnection } from './connection.js';
 import type { CloseReason, ConnectionEvent } from './connection-events.js';
 import { launcherFailure } from './launcher-failure.js';
 import { ProcessStdioTransport } from './process-stdio-transport.js';
+import { captureElicitationSchemas } from './raw-elicitation-schemas.js';
 import { deliverResponsesAfterNotifications } from './response-order.js';
 
 // One MCP client bound to one transport: a process for a local server, an HTTP session for a
@@ -45,6 +46,9 @@ export class PooledConnection implements ToolConnection {
   #detail: string | undefined;
   #tools: Promise<Tool[]> | undefined;
   #active = 0;
+  /** The question handlers of the running calls, oldest first. */
+  readonly #askers: NonNullable<CallOptions['onElicitation']>[] = [];
+  #rawSchemas: ReturnType<typeof captureElicitationSchemas> | undefined;
   #lastUsed: number;
   #idleTimer: NodeJS.Timeout | undefined;
   #resolveClosed!: () => void;
@@ -75,6 +79,11 @@ export class PooledConnection implements ToolConnection {
     const { client, transport } = this.#o;
     client.onclose = () => this.#onClosed();
     client.onerror = (error) => this.#emit({ type: 'error', message: error.message });
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
+      const rawSchema = this.#rawSchemas?.take(ctx.mcpReq.id);
+      const params = rawSchema ? { ...request.params, requestedSchema: rawSchema } : request.params;
+      return { ...(await this.#elicit(params)) };
+    });
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       this.#tools = undefined;
       this.#emit({ type: 'tools-changed' });
@@ -95,6 +104,7 @@ export class PooledConnection implements ToolConnection {
       });
     }
     deliverResponsesAfterNotifications(transport);
+    this.#rawSchemas = captureElicitationSchemas(transport);
     this.#state = 'open';
     this.#emit({ type: 'connected' });
     this.#scheduleIdleCheck(this.#o.idleMs);
@@ -125,8 +135,9 @@ export class PooledConnection implements ToolConnection {
     options: CallOptions,
   ): Promise<CallToolResult> {
     this.#assertOpen();
-    const { onProgress, signal } = options;
+    const { onProgress, onElicitation, signal } = options;
     this.#active += 1;
+    if (onElicitation) this.#askers.push(onElicitation);
     this.touch();
     try {
       return await this.#o.client.callTool(request, {
@@ -151,8 +162,27 @@ export class PooledConnection implements ToolConnection {
       throw error;
     } finally {
       this.#active -= 1;
+      if (onElicitation) this.#askers.splice(this.#askers.indexOf(onElicitation), 1);
       this.touch();
     }
+  }
+
+  async #elicit(params: {
+    message: string;
+    requestedSchema?: unknown;
+    mode?: string;
+  }): Promise<ElicitationResult> {
+    const asker = this.#askers[0];
+    // URL-mode elicitation (a link to open) is not bridged yet: decline it rather than guess.
+    if (asker === undefined || (params.mode !== undefined && params.mode !== 'form'))
+      return { action: 'cancel' };
+    const schema = params.requestedSchema;
+    const request: ElicitationRequest = {
+      message: params.message,
+      requestedSchema:
+        typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : {},
+    };
+    return asker(request);
   }
 
   async kill(reason: string): Promise<void> {

@@ -46,8 +46,20 @@ export type CallEventBody =
   /** v2.1 §11.3 user notices; `timeout` is the 30 s text that comes with the E_TIMEOUT failure. */
   | { type: 'notice'; kind: 'slow' | 'timeout'; afterSeconds: number; message: string }
   | { type: 'file_stored'; file: StoredFileSummary }
-  /** Placeholder: the elicitation bridge (a later issue) fills in the request and its answer. */
-  | { type: 'elicitation'; requestId: string; message: string }
+  /**
+   * The server asks the user (MCP elicitation, form mode): answer with host.answerElicitation /
+   * POST /api/calls/:id/elicitations/:elicitationId. `fileFields` are SEP-2356 x-mcp-file fields,
+   * answered with My Files ids.
+   */
+  | {
+      type: 'elicitation';
+      elicitationId: string;
+      message: string;
+      requestedSchema: Record<string, unknown>;
+      fileFields: { name: string; required: boolean; accept?: string[]; maxSize?: number }[];
+    }
+  /** The question was answered (by the user, or `cancel` at its timeout or the call's end). */
+  | { type: 'elicitation_answered'; elicitationId: string; action: 'accept' | 'decline' | 'cancel' }
   | { type: 'finished'; isError: boolean; files: number }
   | { type: 'failed'; code: string; message: string; retryable: boolean }
   | { type: 'cancelled'; reason: string };

@@ -1,8 +1,11 @@
 // Small adapters between the pipeline's steps and its event stream, kept out of call-tool.ts so
 // that file reads as the list of steps.
+import { findFileInputs } from '@ferry/contract';
+import type { ElicitationRequest, ElicitationResult } from '../connections/connection.js';
 import type { CallEventSink, StoredFileSummary } from '../events/call-events.js';
 import type { Workspace } from '../workspace/workspaces.js';
 import type { WatchdogInput } from './call-with-watchdog.js';
+import type { ElicitationBroker } from './elicitation-bridge.js';
 import type { HandedOver } from './prepare-arguments.js';
 import type { Redaction } from './redact-for-model.js';
 import type { StoredOutput } from './store-outputs.js';
@@ -21,6 +24,39 @@ export function eventHooks(events: CallEventSink): CallWithWatchdogHooks {
         ...(percent === undefined ? {} : { percent }),
         ...(message === undefined ? {} : { message }),
       }),
+  };
+}
+
+/**
+ * The server's questions as `elicitation` events, answered through the broker; `elicitation_answered`
+ * follows with the action once the user (or the timeout, or the call's end) answered.
+ */
+export function elicitationHook(
+  events: CallEventSink,
+  broker: ElicitationBroker,
+  owner: string,
+  signal: AbortSignal,
+): (request: ElicitationRequest) => Promise<ElicitationResult> {
+  return async (request) => {
+    const asked = broker.ask(events.callId, owner, request, signal);
+    const fileFields = findFileInputs(request.requestedSchema, { surface: 'elicitation' }).inputs.map(
+      (input) => ({
+        name: input.path[0] as string,
+        required: input.required,
+        ...(input.descriptor.accept && { accept: [...input.descriptor.accept] }),
+        ...(input.descriptor.maxSize !== undefined && { maxSize: input.descriptor.maxSize }),
+      }),
+    );
+    events.emit({
+      type: 'elicitation',
+      elicitationId: asked.id,
+      message: request.message,
+      requestedSchema: request.requestedSchema,
+      fileFields,
+    });
+    const result = await asked.result;
+    events.emit({ type: 'elicitation_answered', elicitationId: asked.id, action: result.action });
+    return result;
   };
 }
 

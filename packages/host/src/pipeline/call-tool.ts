@@ -23,10 +23,17 @@ import { type CallEvent, createCallEventSink } from '../events/call-events.js';
 import type { DetectionWindow } from '../workspace/detection-window.js';
 import type { Workspace, Workspaces } from '../workspace/workspaces.js';
 import { answer, answerFromError, type CallAnswer } from './answer.js';
-import { type CallWithWatchdogHooks, eventHooks, redactionFor, storedSummary } from './call-tool-support.js';
+import {
+  type CallWithWatchdogHooks,
+  elicitationHook,
+  eventHooks,
+  redactionFor,
+  storedSummary,
+} from './call-tool-support.js';
 import { callWithWatchdog, type WatchdogTimeouts } from './call-with-watchdog.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CollectedFile, collectOutputs } from './collect-outputs.js';
+import type { ElicitationBroker } from './elicitation-bridge.js';
 import { type FileMode, prepareArguments } from './prepare-arguments.js';
 import { resolveConventions } from './resolve-conventions.js';
 import { storeOutputs } from './store-outputs.js';
@@ -66,6 +73,8 @@ export interface ToolCallDeps {
   downloadUrl(fileId: string, token: string): string;
   clock?: Clock;
   emit(event: CallEvent): void;
+  /** Bridges the server's elicitations to the user; absent: they are answered `cancel`. */
+  elicitations?: ElicitationBroker;
 }
 
 export interface ToolCallResponse extends CallAnswer {
@@ -84,6 +93,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
   let redaction = redactionFor(undefined, []);
   const opened: CollectedFile[] = [];
   let workspace: Promise<Workspace> | undefined;
+  const callEnded = new AbortController();
+  request.signal?.addEventListener('abort', () => callEnded.abort(), { once: true });
   let detection: DetectionWindow | undefined;
   const getWorkspace = () => {
     workspace ??= deps.workspaces.forUser(user.username);
@@ -156,6 +167,9 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
 
     // 3. The call.
     const hooks: CallWithWatchdogHooks = eventHooks(events);
+    const asking = deps.elicitations
+      ? { onElicitation: elicitationHook(events, deps.elicitations, user.owner, callEnded.signal) }
+      : {};
     const call = await callWithWatchdog({
       connection,
       tool: request.tool,
@@ -164,6 +178,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       clock,
       signal: request.signal,
       ...hooks,
+      ...asking,
     });
     if (call.kind === 'cancelled') return cancelled(call.reason);
     if (call.kind !== 'result') return fail(call.error, prepared.warnings);
@@ -209,6 +224,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       errorEnvelope('E_INTERNAL', { cause: error instanceof Error ? error.message : String(error) }),
     );
   } finally {
+    // Open questions of a call that ended are answered `cancel`.
+    callEnded.abort();
     // A call that failed or was cancelled never finished its window: stop recording for it.
     detection?.dispose();
     await Promise.all(opened.map((file) => file.opened?.close().catch(() => undefined)));

@@ -4,7 +4,9 @@
 //     sends notifications/cancelled), kill a local server's process, E_TIMEOUT with last_progress;
 //   - every progress notification restarts that clock (notices start over);
 //   - hardCapSeconds bounds the whole call, progress or not;
-//   - the user's signal cancels.
+//   - the user's signal cancels;
+//   - while the server waits for the user's answer to an elicitation, the idle clock stands still
+//     (a person is reading and typing) and starts over once answered; the hard cap still runs.
 // Times come from a Clock, so tests use a manual one and never sleep.
 import {
   type ErrorEnvelope,
@@ -16,7 +18,12 @@ import {
   timeoutError,
 } from '@ferry/contract';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { ProgressUpdate, ToolConnection } from '../connections/connection.js';
+import type {
+  ElicitationRequest,
+  ElicitationResult,
+  ProgressUpdate,
+  ToolConnection,
+} from '../connections/connection.js';
 import { type Clock, systemClock, type TimerHandle } from './clock.js';
 
 export interface WatchdogTimeouts {
@@ -56,6 +63,8 @@ export interface WatchdogInput {
   signal?: AbortSignal;
   onNotice?: (notice: WatchdogNotice) => void;
   onProgress?: (progress: WatchdogProgress) => void;
+  /** The server's questions to the user; absent: the connection answers them `cancel`. */
+  onElicitation?: (request: ElicitationRequest) => Promise<ElicitationResult>;
 }
 
 export type WatchdogOutcome =
@@ -87,6 +96,8 @@ export function callWithWatchdog(input: WatchdogInput): Promise<WatchdogOutcome>
     let decided = false;
     let idle: TimerHandle[] = [];
     let lastProgress: string | undefined;
+    /** Open elicitations: the idle clock is stopped while any is. */
+    let asking = 0;
 
     const clearIdle = () => {
       for (const timer of idle) clock.clearTimeout(timer);
@@ -146,8 +157,21 @@ export function callWithWatchdog(input: WatchdogInput): Promise<WatchdogOutcome>
         update.message ??
         (update.total === undefined ? `${update.progress}` : `${update.progress}/${update.total}`);
       input.onProgress?.(progress);
-      armIdle();
+      if (asking === 0) armIdle();
     };
+    const ask = input.onElicitation;
+    const onElicitation =
+      ask &&
+      (async (request: ElicitationRequest): Promise<ElicitationResult> => {
+        asking += 1;
+        clearIdle();
+        try {
+          return await ask(request);
+        } finally {
+          asking -= 1;
+          if (asking === 0 && !decided) armIdle();
+        }
+      });
 
     const hardCap = clock.setTimeout(() => timeOut('hard_cap'), timeouts.hardCapSeconds * 1000);
     if (input.signal?.aborted) return onCancel();
@@ -158,7 +182,7 @@ export function callWithWatchdog(input: WatchdogInput): Promise<WatchdogOutcome>
       .then(() =>
         connection.callTool(
           { name: input.tool, arguments: input.arguments },
-          { signal: controller.signal, onProgress },
+          { signal: controller.signal, onProgress, ...(onElicitation && { onElicitation }) },
         ),
       )
       .then(

@@ -1,0 +1,64 @@
+// GET /api/events: the signed-in user's own event stream (server-sent events): `event: call` with
+// each event of any of their calls, `event: files_changed` when My Files changed (upload, rename,
+// delete, a file stored by a tool). Reconnecting with Last-Event-ID replays what is still kept.
+// A successful change to /api/files is announced here by an onResponse hook, so no file route
+// has to remember to.
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf } from '../auth/request-context.js';
+import type { UserEventBody } from '../events/user-events.js';
+import { errorResponses } from '../http/schemas.js';
+import { openSseStream } from '../http/sse.js';
+
+const EventId = z.string().regex(/^\d{1,15}$/, 'must be an event id (a non-negative integer)');
+
+const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = {
+  'POST /api/files': { type: 'files_changed', reason: 'uploaded', fileIds: [] },
+  'PATCH /api/files/:id': { type: 'files_changed', reason: 'renamed', fileIds: [] },
+  'DELETE /api/files/:id': { type: 'files_changed', reason: 'deleted', fileIds: [] },
+};
+
+/** On the /api context itself (hooks of a route plugin would only see that plugin's routes). */
+export function announceFileChanges(api: FastifyInstance): void {
+  api.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 300) return;
+    const change = FILE_CHANGES[`${request.method} ${request.routeOptions.url}`];
+    if (change === undefined) return;
+    const id = (request.params as { id?: string } | undefined)?.id;
+    api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds: id ? [id] : [] });
+  });
+}
+
+export const userEventRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { userEvents } = app.ferry;
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        summary: "The user's event stream (server-sent events)",
+        description:
+          '`event: call` (data: {type:"call", event: CallEvent}) for every event of any of the user\'s calls; `event: files_changed` (data: {type, reason: uploaded|stored|renamed|deleted, fileIds}) when My Files changed. `id:` grows per user; Last-Event-ID (or ?lastEventId=) replays the kept backlog.',
+        tags: ['session'],
+        querystring: z.object({ lastEventId: EventId.optional() }),
+        headers: z.looseObject({ 'last-event-id': EventId.optional() }),
+        response: {
+          200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { owner } = identityOf(request);
+      const from = request.headers['last-event-id'] ?? request.query.lastEventId;
+      const stream = openSseStream(reply);
+      // A new stream starts live; a reconnect catches up on what it missed.
+      if (from !== undefined) {
+        for (const event of userEvents.since(owner, Number(from))) stream.send(event.id, event.type, event);
+      }
+      const unsubscribe = userEvents.subscribe(owner, (event) => stream.send(event.id, event.type, event));
+      stream.onClose(unsubscribe);
+    },
+  );
+};

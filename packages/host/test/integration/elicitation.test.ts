@@ -1,0 +1,230 @@
+// The elicitation bridge end to end: the xfile example asks mid-call (MCP elicitation/create, form
+// mode) for a document through an x-mcp-file field; the host emits the question as an event, the
+// user answers with a My Files id, and the server receives the file's bytes as a data URI.
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { FerryError } from '@ferry/contract';
+import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallEvent } from '../../src/events/call-events.js';
+import { createHost, type Host } from '../../src/host.js';
+import { REPO_ROOT } from '../support/servers.js';
+
+const xfile = {
+  transport: 'stdio' as const,
+  command: process.execPath,
+  args: ['--import', 'tsx', '--conditions=ferry-source', 'examples/servers/src/xfile.ts'],
+  cwd: REPO_ROOT,
+};
+const CSV = 'region,sales\nNorth,120\nSouth,80\n';
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
+let dir: string;
+let storage: OpenedStorage;
+let host: Host;
+const owners: Record<string, string> = {};
+const fileIds: Record<string, string> = {};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ferry-elicit-'));
+  storage = await openStorage(loadStorageConfig({ env: { FERRY_DATA_DIR: join(dir, 'data') } }));
+  host = createHost({
+    config: {
+      servers: {
+        xfile,
+        // A second without progress would time the call out: only a stopped clock survives
+        // a user who takes longer than that to answer.
+        quick: { ...xfile, timeouts: { noticeSeconds: [], timeoutSeconds: 1, hardCapSeconds: 30 } },
+      },
+    },
+    files: storage.files,
+    workspacesRoot: join(dir, 'workspaces'),
+    downloadUrl: (id, token) => `http://127.0.0.1:1/api/files/${id}/content?token=${token}`,
+    pool: { onStderr: () => {} },
+    elicitationTimeoutSeconds: 5,
+  });
+  for (const name of ['alice', 'bob']) owners[name] = await storage.files.ensureUser(name);
+  const put = async (owner: string, name: string, bytes: Buffer, mime: string) =>
+    (await storage.files.put(owner, name, Readable.from([bytes]), { mime })).id;
+  fileIds.csv = await put(owners.alice as string, 'sales.csv', Buffer.from(CSV), 'text/csv');
+  const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+  fileIds.png = await put(owners.alice as string, 'logo.png', png, 'image/png');
+  fileIds.bobs = await put(owners.bob as string, 'bob.csv', Buffer.from('b\n1\n'), 'text/csv');
+}, 60_000);
+
+afterAll(async () => {
+  await host?.close();
+  await storage?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts review_document and resolves with the question once it is asked. */
+function startReview(server = 'xfile') {
+  const events: CallEvent[] = [];
+  let asked!: (event: Extract<CallEvent, { type: 'elicitation' }>) => void;
+  const question = new Promise<Extract<CallEvent, { type: 'elicitation' }>>((resolve) => {
+    asked = resolve;
+  });
+  const response = host.callTool(
+    {
+      user: { owner: owners.alice as string, username: 'alice' },
+      server,
+      tool: 'review_document',
+      arguments: { purpose: 'Q3 review' },
+    },
+    (event) => {
+      events.push(event);
+      if (event.type === 'elicitation') asked(event);
+    },
+  );
+  return { events, question, response };
+}
+
+describe('elicitation with a file field', () => {
+  it('asks with the form and its file fields, and delivers the picked file as a data URI', async () => {
+    const { events, question, response } = startReview();
+    const asked = await question;
+    expect(asked.message).toBe('Which document should I use for the Q3 review?');
+    expect(asked.fileFields).toEqual([
+      { name: 'document', required: true, accept: ['text/csv', 'text/plain'], maxSize: 1024 * 1024 },
+    ]);
+    expect(asked.requestedSchema).toMatchObject({ properties: { note: { type: 'string' } } });
+
+    const answer = (overrides: Record<string, unknown>) =>
+      host.answerElicitation({
+        callId: asked.callId,
+        elicitationId: asked.elicitationId,
+        owner: owners.alice as string,
+        action: 'accept',
+        ...overrides,
+      });
+    // Wrong answers are refused and the question stays open.
+    await expect(answer({ files: { document: fileIds.png } })).rejects.toMatchObject({
+      code: 'E_FILE_TYPE_REJECTED',
+    });
+    await expect(answer({ files: { document: fileIds.bobs } })).rejects.toMatchObject({
+      code: 'E_FILE_NOT_FOUND',
+    });
+    await expect(answer({ content: { document: 'data:text/csv;base64,eA==' } })).rejects.toThrow(
+      /document is a file field/,
+    );
+    await expect(answer({ content: { note: 'x' } })).rejects.toThrow(/Required: document/);
+    await expect(answer({ files: { document: fileIds.csv }, content: { urgent: 'yes' } })).rejects.toThrow(
+      /urgent must be a boolean/,
+    );
+    // Another user cannot answer it.
+    expect(
+      await host.answerElicitation({
+        callId: asked.callId,
+        elicitationId: asked.elicitationId,
+        owner: owners.bob as string,
+        action: 'decline',
+      }),
+    ).toBe(false);
+
+    expect(
+      await answer({ files: { document: fileIds.csv }, content: { note: 'use Q3', urgent: true } }),
+    ).toBe(true);
+    const done = await response;
+    expect(done.status).toBe('finished');
+    expect(done.forModel.results).toEqual({
+      action: 'accept',
+      name: 'sales.csv',
+      media_type: 'text/csv',
+      byte_size: Buffer.byteLength(CSV),
+      sha256: sha256(CSV),
+      first_line: 'region,sales',
+      note: 'use Q3',
+      urgent: true,
+    });
+    // Answered once: a second answer finds nothing open.
+    expect(await answer({ action: 'decline' })).toBe(false);
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('elicitation')).toBeLessThan(types.indexOf('elicitation_answered'));
+    expect(events.find((event) => event.type === 'elicitation_answered')).toMatchObject({ action: 'accept' });
+    expect(types.at(-1)).toBe('finished');
+  });
+
+  it('a decline reaches the server as decline', async () => {
+    const { question, response } = startReview();
+    const asked = await question;
+    await host.answerElicitation({
+      callId: asked.callId,
+      elicitationId: asked.elicitationId,
+      owner: owners.alice as string,
+      action: 'decline',
+    });
+    expect((await response).forModel.results).toEqual({ action: 'decline' });
+  });
+
+  it('the idle clock stands still while the user answers (1 s timeout, 2.5 s to answer)', async () => {
+    const { events, question, response } = startReview('quick');
+    const asked = await question;
+    // A person taking their time: this wait is the behaviour under test, not a race.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await host.answerElicitation({
+      callId: asked.callId,
+      elicitationId: asked.elicitationId,
+      owner: owners.alice as string,
+      action: 'accept',
+      files: { document: fileIds.csv as string },
+    });
+    const done = await response;
+    expect(done.status, JSON.stringify(done.forUi.error)).toBe('finished');
+    expect(events.some((event) => event.type === 'notice')).toBe(false);
+  });
+
+  it('an unanswered question is cancelled at its timeout, and the server hears cancel', async () => {
+    const { events, response } = startReview();
+    const done = await response;
+    expect(done.forModel.results).toEqual({ action: 'cancel' });
+    expect(events.find((event) => event.type === 'elicitation_answered')).toMatchObject({ action: 'cancel' });
+  }, 20_000);
+
+  it('the user cancelling the call cancels the open question', async () => {
+    const controller = new AbortController();
+    const events: CallEvent[] = [];
+    const response = host.callTool(
+      {
+        user: { owner: owners.alice as string, username: 'alice' },
+        server: 'xfile',
+        tool: 'review_document',
+        arguments: {},
+        signal: controller.signal,
+      },
+      (event) => {
+        events.push(event);
+        if (event.type === 'elicitation') controller.abort('changed my mind');
+      },
+    );
+    const done = await response;
+    expect(done.status).toBe('cancelled');
+    expect(events.find((event) => event.type === 'elicitation_answered')).toMatchObject({ action: 'cancel' });
+  });
+});
+
+it('FerryError is what a refused answer throws', async () => {
+  // Keeps the API's mapping honest: answers fail with FerryError codes, not plain Errors.
+  const { question, response } = startReview();
+  const asked = await question;
+  const refused = await host
+    .answerElicitation({
+      callId: asked.callId,
+      elicitationId: asked.elicitationId,
+      owner: owners.alice as string,
+      action: 'accept',
+      files: { document: 'no-such-id' },
+    })
+    .catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(FerryError);
+  await host.answerElicitation({
+    callId: asked.callId,
+    elicitationId: asked.elicitationId,
+    owner: owners.alice as string,
+    action: 'cancel',
+  });
+  expect((await response).forModel.results).toEqual({ action: 'cancel' });
+});
