@@ -6,6 +6,7 @@ export type {
   ElicitationRequest,
   ElicitationResult,
   ProgressUpdate,
+  ResourceContents,
   ToolConnection,
 } from './connections/connection.js';
 export { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';

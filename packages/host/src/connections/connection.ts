@@ -2,6 +2,11 @@
 // how a connection is made (stdio per user, Streamable HTTP, legacy SSE) is the pool's business.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 
+/** One item of a `resources/read` result: text or base64 bytes. */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string }
+  | { uri: string; mimeType?: string; blob: string };
+
 export interface ProgressUpdate {
   progress: number;
   total?: number;
@@ -43,6 +48,12 @@ export interface ToolConnection {
     request: { name: string; arguments: Record<string, unknown> },
     options: CallOptions,
   ): Promise<CallToolResult>;
+  /**
+   * `resources/read` of the server: how a `resource_link` a tool returned becomes a file. The
+   * contents arrive whole in one message (MCP has no streaming read), bounded by the transport's
+   * message limit.
+   */
+  readResource(uri: string, options: { signal?: AbortSignal }): Promise<ResourceContents[]>;
   /**
    * For local servers: kills the process group (used at a timeout); the next `get` from the pool
    * starts a fresh process. A no-op for remote servers.

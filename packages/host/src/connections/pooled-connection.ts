@@ -1,7 +1,13 @@
 import { FerryError } from '@ferry/contract';
 import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import type { CallOptions, ElicitationRequest, ElicitationResult, ToolConnection } from './connection.js';
+import type {
+  CallOptions,
+  ElicitationRequest,
+  ElicitationResult,
+  ResourceContents,
+  ToolConnection,
+} from './connection.js';
 import type { CloseReason, ConnectionEvent } from './connection-events.js';
 import { launcherFailure } from './launcher-failure.js';
 import { ProcessStdioTransport } from './process-stdio-transport.js';
@@ -18,6 +24,8 @@ import { deliverResponsesAfterNotifications } from './response-order.js';
  * the longest delay Node's setTimeout accepts (beyond it the timer fires after 1 ms).
  */
 export const SDK_CALL_TIMEOUT_MS = 2 ** 31 - 1;
+/** Reading a resource a tool linked to is a plain request: the SDK's own clock bounds it. */
+const READ_RESOURCE_TIMEOUT_MS = 60_000;
 
 export interface PooledConnectionOptions {
   server: string;
@@ -183,6 +191,20 @@ export class PooledConnection implements ToolConnection {
         typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : {},
     };
     return asker(request);
+  }
+
+  async readResource(uri: string, options: { signal?: AbortSignal }): Promise<ResourceContents[]> {
+    this.#assertOpen();
+    this.touch();
+    const result = await this.#o.client.readResource(
+      { uri },
+      { ...(options.signal && { signal: options.signal }), timeout: READ_RESOURCE_TIMEOUT_MS },
+    );
+    return result.contents.filter(
+      (item): item is ResourceContents =>
+        typeof (item as { text?: unknown }).text === 'string' ||
+        typeof (item as { blob?: unknown }).blob === 'string',
+    );
   }
 
   async kill(reason: string): Promise<void> {

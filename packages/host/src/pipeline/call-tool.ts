@@ -202,6 +202,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       outputs: collected.files,
       display: collected.outcome.display,
       signal: request.signal,
+      readResource: (uri) => connection.readResource(uri, request.signal ? { signal: request.signal } : {}),
       onStored: (file) => events.emit({ type: 'file_stored', file: storedSummary(file) }),
     });
 

@@ -2,12 +2,13 @@
 // slice at a time, text is encoded a slice at a time, a path is read from the handle
 // resolveWorkspaceFile opened (never reopened by name). Same name → a new version (FileStore).
 // display.storage_action = temporary → session-only; deferred artifacts expire (v2.1 §7).
-//
-// Resource links (MCP `resource_link`) are not fetched: reading them needs `resources/read`
-// on the connection, which ToolConnection does not offer yet. They are reported as unstored.
+// Resource links (MCP `resource_link`) are read from the same server with `resources/read` (the
+// tool's own server, never a URL Ferry would fetch itself); a link that cannot be read is reported
+// as unstored with the server's reason. Their contents come whole in one MCP message.
 import { Readable } from 'node:stream';
 import { type DisplayHints, FerryError } from '@ferry/contract';
 import type { FileRecord, FileStore, PutOptions } from '@ferry/storage';
+import type { ResourceContents } from '../connections/connection.js';
 import type { CollectedFile, HostRejectedOutput } from './collect-outputs.js';
 
 export interface StoredOutput {
@@ -29,6 +30,8 @@ export interface StoreOutputsInput {
   outputs: CollectedFile[];
   display: DisplayHints;
   signal?: AbortSignal;
+  /** `resources/read` on the tool's server; absent: resource links stay unstored. */
+  readResource?: (uri: string) => Promise<ResourceContents[]>;
   /** Called after each file is stored (the pipeline emits `file_stored`). */
   onStored?: (stored: StoredOutput) => void;
 }
@@ -47,17 +50,22 @@ export async function storeOutputs(input: StoreOutputsInput): Promise<StoreOutpu
   const result: StoreOutputsResult = { stored: [], rejected: [], unstored: [] };
   const temporary = input.display.storageAction === 'temporary';
   for (const output of input.outputs) {
-    const body = bodyOf(output);
-    if (!body) {
-      result.unstored.push({
-        name: output.name,
-        origin: output.origin,
-        reason: 'resource links are not fetched yet (needs resources/read on the connection)',
-      });
-      continue;
+    let body: Readable;
+    let mime = output.mime;
+    if (output.source.kind === 'resource_link') {
+      const read = await readLinked(output.source.uri, input.readResource);
+      if (!read.ok) {
+        if (input.signal?.aborted) throw input.signal.reason;
+        result.unstored.push({ name: output.name, origin: output.origin, reason: read.reason });
+        continue;
+      }
+      body = read.body;
+      mime = read.mime ?? mime;
+    } else {
+      body = bodyOf(output);
     }
     const options: PutOptions = {
-      mime: output.mime,
+      mime,
       source: output.deferred ? 'deferred' : 'generated',
       category: output.category ?? input.display.categoryHint ?? null,
       description: output.description ?? null,
@@ -87,7 +95,7 @@ export async function storeOutputs(input: StoreOutputsInput): Promise<StoreOutpu
   return result;
 }
 
-function bodyOf(output: CollectedFile): Readable | undefined {
+function bodyOf(output: CollectedFile): Readable {
   const source = output.source;
   switch (source.kind) {
     case 'base64':
@@ -98,8 +106,31 @@ function bodyOf(output: CollectedFile): Readable | undefined {
       if (!output.opened) throw new Error(`[ferry/host] ${output.name}: path output was not opened`);
       return output.opened.createReadStream();
     case 'resource_link':
-      return undefined;
+      throw new Error(`[ferry/host] ${output.name}: resource links are read with readLinked`);
   }
+}
+
+type LinkedRead = { ok: true; body: Readable; mime?: string } | { ok: false; reason: string };
+
+/** The first content item of the linked resource (a link names one resource). */
+async function readLinked(uri: string, readResource: StoreOutputsInput['readResource']): Promise<LinkedRead> {
+  if (!readResource) return { ok: false, reason: 'resource links cannot be read here (no resources/read)' };
+  let contents: ResourceContents[];
+  try {
+    contents = await readResource(uri);
+  } catch (error) {
+    return { ok: false, reason: `resources/read of ${uri} failed: ${(error as Error).message}` };
+  }
+  const item = contents.find((candidate) => candidate.uri === uri) ?? contents[0];
+  if (item === undefined) return { ok: false, reason: `resources/read of ${uri} returned no contents` };
+  const mime = item.mimeType ? { mime: item.mimeType } : {};
+  if ('blob' in item) {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(item.blob) || item.blob.length % 4 !== 0) {
+      return { ok: false, reason: `resources/read of ${uri} returned invalid base64` };
+    }
+    return { ok: true, body: Readable.from(base64Slices(item.blob), { objectMode: false }), ...mime };
+  }
+  return { ok: true, body: Readable.from(textSlices(item.text), { objectMode: false }), ...mime };
 }
 
 /** The contract hands over validated base64 without whitespace, padding only at the end. */

@@ -70,6 +70,13 @@ async function call(username: string, request: Omit<ToolCallRequest, 'user'>) {
   return { response, events };
 }
 
+async function readStored(username: string, id: string): Promise<Buffer> {
+  const { stream } = await storage.files.get(users[username] as string, { id });
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
 async function upload(username: string, name: string, text: string) {
   return storage.files.put(users[username] as string, name, Readable.from([Buffer.from(text)]), {
     mime: 'text/csv',
@@ -209,6 +216,27 @@ describe('published servers through the pipeline', () => {
     });
     expect(response.status).toBe('finished');
     expect(JSON.stringify(response.forModel.results)).toContain('ferry');
+  });
+
+  it('server-everything resource links are read with resources/read and stored with their bytes', async () => {
+    const { response, events } = await call('alice', {
+      server: 'everything',
+      tool: 'get-resource-links',
+      arguments: { count: 2 },
+    });
+    expect(response.status).toBe('finished');
+    expect(response.forUi.unstored).toEqual([]);
+    const files = response.forUi.files;
+    expect(files.map((f) => [f.name, f.mime])).toEqual([
+      ['Blob Resource 1.txt', 'text/plain'],
+      ['Text Resource 2.txt', 'text/plain'],
+    ]);
+    // Blob: the server's base64, decoded; text: the text itself (timestamps vary, the rest not).
+    const blob = (await readStored('alice', files[0]?.id as string)).toString('utf8');
+    const text = (await readStored('alice', files[1]?.id as string)).toString('utf8');
+    expect(blob).toMatch(/^Resource 1: This is a base64 blob created at \S/);
+    expect(text).toMatch(/^Resource 2: This is a plaintext resource created at \S/);
+    expect(events.filter((e) => e.type === 'file_stored')).toHaveLength(2);
   });
 
   it('server-filesystem reads a file in its allowed directory', async () => {

@@ -244,7 +244,7 @@ describe('outputs', () => {
     }
   });
 
-  it('legacy arrays, returned_file_* and MCP media are stored; resource links are reported unstored', async () => {
+  it('legacy arrays, returned_file_* and MCP media are stored; a link the server cannot read is reported unstored', async () => {
     const { call, st } = await setup();
     const legacy = await call('produce_legacy');
     const returned = await call('produce_returned');
@@ -260,7 +260,13 @@ describe('outputs', () => {
     ]);
     const png = media.forUi.files[0];
     expect(png && sha256(await st.read(png.id))).toBe(sha256(Buffer.from(PNG_1X1, 'base64')));
-    expect(media.forUi.unstored.map((u) => u.name)).toEqual(['big.parquet']);
+    // This server has no resources capability: resources/read fails, and says so.
+    expect(media.forUi.unstored).toEqual([
+      expect.objectContaining({
+        name: 'big.parquet',
+        reason: expect.stringMatching(/resources\/read of .* failed/),
+      }),
+    ]);
     const all = JSON.stringify([legacy.forModel, returned.forModel, media.forModel]);
     expect(all).not.toContain(PNG_1X1.slice(0, 12));
     expect(all).not.toContain(Buffer.from('one').toString('base64'));

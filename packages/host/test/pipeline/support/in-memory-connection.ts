@@ -41,6 +41,9 @@ export async function connectInMemory(
             : {}),
         },
       ),
+    readResource: async (uri, readOptions) =>
+      (await client.readResource({ uri }, readOptions.signal ? { signal: readOptions.signal } : {}))
+        .contents as never,
     kill: async (reason) => {
       kills.push(reason);
     },
