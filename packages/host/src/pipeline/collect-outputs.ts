@@ -9,7 +9,6 @@ import {
   errorEnvelope,
   type FerryErrorCode,
   type FileOutput,
-  fileTooLargeError,
   invalidPathError,
   mimeFromName,
   normalizeFilename,
@@ -85,7 +84,7 @@ export async function collectOutputs(input: CollectOutputsInput): Promise<Collec
   const referenced = new Set<string>();
 
   const open = async (file: CollectedFile, toolPath: string, index?: number) => {
-    const result = await resolveWorkspaceFile(workspace, toolPath);
+    const result = await resolveWorkspaceFile(workspace, toolPath, { maxBytes: maxFileBytes });
     const at = index === undefined ? {} : { index };
     if (!result.ok) {
       rejected.push({
@@ -99,17 +98,11 @@ export async function collectOutputs(input: CollectOutputsInput): Promise<Collec
       return;
     }
     referenced.add(result.file.hostPath);
-    if (result.file.size > maxFileBytes) {
+    // A file found in the workspace that an overlapping call of this user already took (listed or
+    // found) is that call's; one the tool listed is always this call's.
+    const claimed = workspace.claimOutput(result.file.hostPath, result.file.identity);
+    if (!claimed && file.origin === 'workspace') {
       await result.file.close();
-      const error = fileTooLargeError({ fileSizeBytes: result.file.size, currentLimitBytes: maxFileBytes });
-      rejected.push({
-        origin: file.origin,
-        ...at,
-        name: file.name,
-        code: 'E_FILE_TOO_LARGE',
-        reason: `${file.name} is ${result.file.size} bytes; the limit is ${maxFileBytes}`,
-        error,
-      });
       return;
     }
     files.push({ ...file, size: result.file.size, opened: result.file });

@@ -47,6 +47,8 @@ export interface OpenedWorkspaceFile {
   toolPath: string;
   hostPath: string;
   size: number;
+  /** device:inode:size:mtime of the opened file: the same bytes at the same place, as far as stat can tell. */
+  identity: string;
   /** A stream over the opened file; closes the handle when done. Call at most once. */
   createReadStream(): Readable;
   /** Closes the handle if no stream took it over; safe to call twice. */
@@ -148,7 +150,8 @@ export async function resolveWorkspaceFile(
       error: fileTooLargeError({ fileSizeBytes: opened.size, currentLimitBytes: options.maxBytes }),
     };
   }
-  return { ok: true, file: wrap(handle, toolPath, target, opened.size) };
+  const identity = `${opened.dev}:${opened.ino}:${opened.size}:${opened.mtimeMs}`;
+  return { ok: true, file: wrap(handle, toolPath, target, opened.size, identity) };
 }
 
 /** A tool's own hard link to an input Ferry materialized: exactly two names, one in input_files/. */
@@ -168,13 +171,20 @@ function logRefusal(refusal: WorkspaceFileRefusal): void {
   );
 }
 
-function wrap(handle: FileHandle, toolPath: string, hostPath: string, size: number): OpenedWorkspaceFile {
+function wrap(
+  handle: FileHandle,
+  toolPath: string,
+  hostPath: string,
+  size: number,
+  identity: string,
+): OpenedWorkspaceFile {
   let taken = false;
   let closed = false;
   return {
     toolPath,
     hostPath,
     size,
+    identity,
     createReadStream() {
       if (taken || closed) throw new Error(`[ferry/host] ${hostPath} was already read or closed`);
       taken = true;

@@ -63,6 +63,12 @@ export interface Workspace {
    * or changed meanwhile. Cheap with the change tracker; a walk on a user's first call.
    */
   startDetection(): Promise<DetectionWindow>;
+  /**
+   * Records that a call takes the file at `hostPath` as it is now (`identity`). false when another
+   * call already took exactly that: two overlapping calls of one user both see each other's new
+   * files in the workspace, and a file must not be stored twice because of it.
+   */
+  claimOutput(hostPath: string, identity: string): boolean;
   /** Writes a read-only (0444) copy into `input_files/` and returns its tool path. */
   materializeInput(request: MaterializeRequest): Promise<string>;
 }
@@ -81,6 +87,8 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
   const root = resolve(options.root);
   const toolRoot = options.toolRoot === undefined ? undefined : collapsePosixPath(options.toolRoot);
   const cache: MaterializeCache = new Map();
+  /** Per user: host path → identity of the file a call took from the workspace. */
+  const claims = new Map<string, Map<string, string>>();
   let realRoot: Promise<string> | undefined;
 
   const ensureRoot = () => {
@@ -114,6 +122,7 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
         hostDir,
         toolDir,
         cache,
+        claims: claimsOf(claims, username),
         snapshot: options.snapshot,
         rootId,
         detection,
@@ -148,6 +157,7 @@ function createWorkspace(init: {
   hostDir: string;
   toolDir: string;
   cache: MaterializeCache;
+  claims: Map<string, string>;
   snapshot: SnapshotOptions | undefined;
   rootId: string;
   detection: WorkspaceDetection;
@@ -174,8 +184,28 @@ function createWorkspace(init: {
     snapshot: () => snapshotWorkspace(hostDir, init.snapshot),
     startDetection: () => init.detection.start({ username, hostDir, rootId: init.rootId }),
     materializeInput: (request) => materializeInput(workspace, cache, request),
+    claimOutput(hostPath, identity) {
+      const { claims } = init;
+      if (claims.get(hostPath) === identity) return false;
+      claims.delete(hostPath);
+      claims.set(hostPath, identity);
+      // Only overlapping calls need this memory: keep the newest claims.
+      if (claims.size > MAX_CLAIMS_PER_USER) claims.delete(claims.keys().next().value as string);
+      return true;
+    },
   };
   return workspace;
+}
+
+const MAX_CLAIMS_PER_USER = 2000;
+
+function claimsOf(all: Map<string, Map<string, string>>, username: string): Map<string, string> {
+  let claims = all.get(username);
+  if (claims === undefined) {
+    claims = new Map();
+    all.set(username, claims);
+  }
+  return claims;
 }
 
 /** `path` relative to `dir` ('' for dir itself) when inside it, else undefined. Both collapsed. */

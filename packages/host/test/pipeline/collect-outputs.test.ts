@@ -95,6 +95,34 @@ describe('collectOutputs', () => {
     await closeAll(c);
   });
 
+  it('overlapping calls of one user: a found file is taken once; a listed file is always its own call’s', async () => {
+    // Both calls' windows are open while both files appear, so each call sees both.
+    const beforeA = await ws.snapshot();
+    const beforeB = await ws.snapshot();
+    await writeFile(join(ws.hostDir, 'from-a.txt'), 'written by A, not listed');
+    await writeFile(join(ws.hostDir, 'from-b.txt'), 'written by B, listed');
+    const a = await collect(json({ results: 'a' }), beforeA);
+    const b = await collect(
+      json({ results: 'b', artifacts: [{ name: 'from-b.txt', path: `${ws.toolDir}/from-b.txt` }] }),
+      beforeB,
+    );
+    // A finished first and took both unlisted files it saw; B still gets the file it listed, and
+    // does not take from-a.txt again.
+    expect(a.files.map((f) => [f.name, f.origin])).toEqual([
+      ['from-a.txt', 'workspace'],
+      ['from-b.txt', 'workspace'],
+    ]);
+    expect(b.files.map((f) => [f.name, f.origin])).toEqual([['from-b.txt', 'artifact']]);
+    await closeAll(a);
+    await closeAll(b);
+    // Changed since: the next call that finds it takes it again.
+    const beforeC = await ws.snapshot();
+    await writeFile(join(ws.hostDir, 'from-a.txt'), 'rewritten by C');
+    const c = await collect(json({ results: 'c' }), beforeC);
+    expect(c.files.map((f) => f.name)).toEqual(['from-a.txt']);
+    await closeAll(c);
+  });
+
   it('no snapshot, no detection (remote servers)', async () => {
     await writeFile(join(ws.hostDir, 'x.txt'), 'x');
     expect((await collect(json({ results: 1 }))).files).toEqual([]);
