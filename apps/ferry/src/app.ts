@@ -3,7 +3,8 @@
 // random port. Layout: the root holds the error handler, security headers, OpenAPI; everything
 // under /api is one encapsulated context with authentication, one plugin per area.
 import swagger from '@fastify/swagger';
-import type { FileStore } from '@ferry/storage';
+import { type Agent, createAgent } from '@ferry/agent';
+import type { ConversationStore, FileStore } from '@ferry/storage';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -16,15 +17,17 @@ import { createAuthenticator } from './auth/authenticate.js';
 import { installAuth } from './auth/request-context.js';
 import { createSessions } from './auth/sessions.js';
 import { createCallRegistry } from './calls/call-registry.js';
+import { createChatTurns } from './chat/chat-turns.js';
 import { type AppConfig, defaultAppConfig } from './config/app-config.js';
+import { createUserEvents } from './events/user-events.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { installOriginGuard } from './http/origin-guard.js';
 import { createPathRedactor } from './http/redact-paths.js';
 import { installMaintenance } from './maintenance.js';
-import { createUserEvents } from './events/user-events.js';
 import { callElicitationRoutes } from './routes/call-elicitations.js';
 import { callEventRoutes } from './routes/call-events.js';
 import { callRoutes } from './routes/calls.js';
+import { chatRoutes } from './routes/chat.js';
 import { fileContentRoutes } from './routes/file-content.js';
 import { fileUploadRoutes } from './routes/file-upload.js';
 import { fileRoutes } from './routes/files.js';
@@ -53,6 +56,10 @@ export interface AppDeps {
   now?: () => number;
   /** How often sessions, calls and files are swept. @default 60000 */
   maintenanceIntervalMs?: number;
+  /** The model loop (server.ts builds it from FERRY_LLM_*). @default an agent with no model: chat answers 503 */
+  agent?: Agent;
+  /** Where conversations are kept (openStorage's `conversations`). @default none: chat answers 503 */
+  conversations?: ConversationStore;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -84,7 +91,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onEvent: (record, event) => {
       userEvents.publish(record.owner, { type: 'call', event });
       if (event.type === 'file_stored') {
-        userEvents.publish(record.owner, { type: 'files_changed', reason: 'stored', fileIds: [event.file.id] });
+        userEvents.publish(record.owner, {
+          type: 'files_changed',
+          reason: 'stored',
+          fileIds: [event.file.id],
+        });
       }
     },
   });
@@ -98,6 +109,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     redact,
     status: deps.status ?? unknownStatus(),
     userEvents,
+    agent:
+      deps.agent ??
+      createAgent({
+        model: undefined,
+        host: deps.host,
+        files: deps.files,
+        notConfiguredReason: 'no agent was given',
+      }),
+    conversations: deps.conversations,
+    chatTurns: createChatTurns(),
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -140,6 +161,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(callEventRoutes);
       await api.register(callElicitationRoutes);
       await api.register(userEventRoutes);
+      await api.register(chatRoutes);
     },
     { prefix: '/api' },
   );

@@ -2,6 +2,7 @@
 // app needs is made here and closed here, in reverse order; the app itself never listens.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { agentConfigFromEnv, createAgentFromConfig, describeAgentConfig } from '@ferry/agent';
 import { FerryError } from '@ferry/contract';
 import { createHost, type Host } from '@ferry/host';
 import { createBubblewrapLauncher, type SandboxProbe } from '@ferry/sandbox';
@@ -63,6 +64,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
   // Once, before the first request: the API and the startup summary report what it found.
   const sandboxProbe = await launcher.probe();
+  // FERRY_LLM_*: read (and rejected if malformed) before anything is opened.
+  const llm = agentConfigFromEnv(env);
   const storage = await openStorage(config.storage);
   let baseUrl = config.app.server.publicUrl?.replace(/\/+$/, '') ?? '';
   const host = createHost({
@@ -75,7 +78,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     toolRoot: launcher.toolRootFor,
     ...(options.onServerStderr ? { pool: { onStderr: options.onServerStderr } } : {}),
   });
-  const status = describeStatus(config, storage, sandboxProbe, cwd);
+  const status = { ...describeStatus(config, storage, sandboxProbe, cwd), llm: describeAgentConfig(llm) };
+  const agent = createAgentFromConfig(llm, {
+    host,
+    files: storage.files,
+    hostPaths: [dataDir, workspacesRoot],
+  });
   const webRoot = resolve(cwd, 'apps/web/dist');
   const app = buildApp({
     files: storage.files,
@@ -83,6 +91,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     config: config.app,
     hostPaths: { data: dataDir, workspace: workspacesRoot },
     status,
+    agent,
+    conversations: storage.conversations,
     ...(existsSync(webRoot) ? { webRoot } : {}),
     logger: {
       level: options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn',

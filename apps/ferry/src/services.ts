@@ -1,10 +1,12 @@
 // What the routes use, decorated on the app as `app.ferry` and typed by declaration merging
 // (fastify docs/Reference/TypeScript.md). Routes only adapt HTTP to these; nothing else.
+import type { Agent } from '@ferry/agent';
 import type { Host } from '@ferry/host';
-import type { FileStore } from '@ferry/storage';
+import type { ConversationStore, FileStore } from '@ferry/storage';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Sessions } from './auth/sessions.js';
 import type { CallRegistry } from './calls/call-registry.js';
+import type { ChatTurns } from './chat/chat-turns.js';
 import type { AppConfig } from './config/app-config.js';
 import type { UserEvents } from './events/user-events.js';
 import type { PathRedactor } from './http/redact-paths.js';
@@ -21,6 +23,11 @@ export interface FerryServices {
   sessions: Sessions;
   calls: CallRegistry;
   redact: PathRedactor;
+  /** The model loop; `configured` is false when no model is set (chat answers 503). */
+  agent: Agent;
+  /** Chats with the model; undefined when the app was built without them (chat answers 503). */
+  conversations: ConversationStore | undefined;
+  chatTurns: ChatTurns;
   status: FerryStatus;
   userEvents: UserEvents;
 }

@@ -89,6 +89,85 @@ export const ERROR_CODES = {
     retryable: true,
     suggestion: 'Try again; if it persists, check the Ferry logs',
   },
+  // What only the HTTP edge fails with: who is asking, which route, which call.
+  E_UNAUTHORIZED: {
+    status: 401,
+    reason: 'Unauthorized',
+    message: 'Not signed in',
+    retryable: false,
+    suggestion: 'Sign in through the configured proxy, or pass a valid download token',
+  },
+  E_FORBIDDEN: {
+    status: 403,
+    reason: 'Forbidden',
+    message: 'Not allowed',
+    retryable: false,
+    suggestion: 'Ask for a fresh download link; links are bound to one user, one file and a few minutes',
+  },
+  E_NOT_FOUND: {
+    status: 404,
+    reason: 'NotFound',
+    message: 'Not found',
+    retryable: false,
+    suggestion: 'Check the id or path',
+  },
+  E_METHOD_NOT_ALLOWED: {
+    status: 405,
+    reason: 'MethodNotAllowed',
+    message: 'Method not allowed',
+    retryable: false,
+    suggestion: 'Check the method',
+  },
+  E_CONFLICT: {
+    status: 409,
+    reason: 'Conflict',
+    message: 'Conflicts with the current state',
+    retryable: false,
+    suggestion: 'Reload and try again',
+  },
+  E_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    reason: 'PayloadTooLarge',
+    message: 'Request body too large',
+    retryable: false,
+    suggestion: 'Send a smaller request body',
+  },
+  E_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    reason: 'UnsupportedMediaType',
+    message: 'Unsupported content type',
+    retryable: false,
+    suggestion: 'Send application/json (or, for uploads, the file bytes or multipart/form-data)',
+  },
+  E_TOO_MANY_CALLS: {
+    status: 429,
+    reason: 'TooManyRequests',
+    message: 'Too many calls are running',
+    retryable: true,
+    suggestion: 'Wait for a running call to finish, or cancel one',
+  },
+  E_TOOL_UNAVAILABLE: {
+    status: 502,
+    reason: 'ToolServerUnavailable',
+    message: 'The MCP server is unavailable',
+    retryable: true,
+    suggestion: 'The MCP server did not start or answer; check its configuration and the Ferry logs',
+  },
+  E_MODEL_NOT_CONFIGURED: {
+    status: 503,
+    reason: 'ModelNotConfigured',
+    message: 'No language model is configured',
+    retryable: false,
+    suggestion:
+      'Set FERRY_LLM_BASE_URL, FERRY_LLM_MODEL (and FERRY_LLM_API_KEY if the endpoint needs one) and restart Ferry; the tool runner works without a model',
+  },
+  E_CHAT_UNAVAILABLE: {
+    status: 503,
+    reason: 'ChatUnavailable',
+    message: 'Conversations are not available on this server',
+    retryable: false,
+    suggestion: 'Start Ferry with its storage (ferry start); the conversation store opens with the catalog',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export interface ErrorCodeInfo {

@@ -66,14 +66,22 @@ function createPidsCgroup(base: string, version: 1 | 2): PidsCgroup {
     async create(max) {
       const name = `${process.pid}-${++sequence}`;
       const dir = join(base, name);
-      await mkdir(dir);
+      // Recorded before it exists: a concurrent launch's sweep between the mkdir and the wrapper
+      // joining must see a fresh group, not an old empty one of ours (it removed them: ENODEV).
+      created.set(name, Date.now());
+      try {
+        await mkdir(dir);
+      } catch (error) {
+        created.delete(name);
+        throw error;
+      }
       try {
         await writeFile(join(dir, 'pids.max'), String(max));
       } catch (error) {
         await rmdir(dir).catch(() => undefined);
+        created.delete(name);
         throw error;
       }
-      created.set(name, Date.now());
       return dir;
     },
     async sweep() {

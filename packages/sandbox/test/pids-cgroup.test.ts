@@ -42,4 +42,24 @@ describe('pids cgroups on this machine', () => {
       await rmdir(dir);
     }
   });
+
+  it('a sweep running while groups are being made never removes one of them (concurrent launches)', async () => {
+    const opened = await openPidsCgroup();
+    if (!opened.ok) throw new Error(`no pids cgroup here: ${opened.reason}`);
+    const { cgroup } = opened;
+    // 20 launches at once, each sweeping first as the launcher does, all interleaved.
+    const dirs = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        await cgroup.sweep();
+        const dir = await cgroup.create(5);
+        await cgroup.sweep();
+        return dir;
+      }),
+    );
+    try {
+      for (const dir of dirs) expect((await readFile(`${dir}/pids.max`, 'utf8')).trim()).toBe('5');
+    } finally {
+      await Promise.all(dirs.map((dir) => rmdir(dir).catch(() => undefined)));
+    }
+  });
 });

@@ -25,6 +25,19 @@ export {
   type StorageFlags,
   storageConfigSchema,
 } from './config/schema.js';
+export {
+  createPostgresConversationStore,
+  createSqliteConversationStore,
+  type PostgresConversationStoreOptions,
+  type SqliteConversationStoreOptions,
+} from './conversations/dialects.js';
+export type {
+  ConversationListOptions,
+  ConversationRecord,
+  ConversationStore,
+  MessageRecord,
+  NewMessage,
+} from './conversations/types.js';
 export { type OpenedStorage, openStorage, type StorageModes } from './open-storage.js';
 export {
   createFileStore,

@@ -8,6 +8,8 @@ import { createPostgresCatalog } from './catalog/postgres.js';
 import { createSqliteCatalog } from './catalog/sqlite.js';
 import type { Catalog } from './catalog/types.js';
 import type { StorageConfig } from './config/schema.js';
+import { createPostgresConversationStore, createSqliteConversationStore } from './conversations/dialects.js';
+import type { ConversationStore } from './conversations/types.js';
 import { createFileStore, type FileStore, type FileStoreOptions } from './store/file-store.js';
 import { createTokenSigner, type TokenSigner } from './tokens/token-signer.js';
 
@@ -20,6 +22,8 @@ export interface StorageModes {
 
 export interface OpenedStorage {
   files: FileStore;
+  /** Chats with the model, in the same database as the catalog. */
+  conversations: ConversationStore;
   modes: StorageModes;
   close(): Promise<void>;
 }
@@ -38,10 +42,21 @@ export async function openStorage(
   }
   const tokens = createTokens(config);
   const files = createFileStore({ blobs, catalog, config, tokens: tokens.signer, ...overrides });
+  let conversations: ConversationStore;
+  try {
+    conversations = await createConversations(config, overrides.now);
+  } catch (error) {
+    await files.close();
+    throw error;
+  }
   return {
     files,
+    conversations,
     modes: { blob: config.blob.driver, catalog: config.catalog.driver, tokens: tokens.mode },
-    close: () => files.close(),
+    close: async () => {
+      await conversations.close().catch(() => undefined);
+      await files.close();
+    },
   };
 }
 
@@ -66,6 +81,18 @@ function createCatalog(config: StorageConfig): Promise<Catalog> {
   return createPostgresCatalog({
     connectionString: catalog.url,
     ...(catalog.schema ? { schema: catalog.schema } : {}),
+  });
+}
+
+function createConversations(config: StorageConfig, now?: () => Date): Promise<ConversationStore> {
+  const catalog = config.catalog;
+  const clock = now ? { now } : {};
+  if (catalog.driver === 'sqlite')
+    return createSqliteConversationStore({ filename: catalog.filename, ...clock });
+  return createPostgresConversationStore({
+    connectionString: catalog.url,
+    ...(catalog.schema ? { schema: catalog.schema } : {}),
+    ...clock,
   });
 }
 

@@ -1,5 +1,5 @@
 // One place turns every failure into an HTTP status and the v2.1 §12 envelope (fastify's
-// lib/error-handler.js): FerryError by the contract's ERROR_CODES table, ApiError by the API's,
+// lib/error-handler.js): FerryError (ApiError among them) by the contract's ERROR_CODES table,
 // fastify's schema validation as 400 naming the field, fastify's and multipart's own 4xx errors
 // by their status. Anything else is a bug: 500 with a generic message, the details in the log.
 import { type ErrorEnvelope, errorEnvelope, FerryError } from '@ferry/contract';
@@ -35,7 +35,6 @@ export function toResponse(
     if (error.code === 'E_INTERNAL') return internal(request);
     return { status: error.status, envelope: error.toEnvelope() };
   }
-  if (error instanceof ApiError) return { status: error.status, envelope: error.toEnvelope() };
   if (Array.isArray(error.validation) && error.validation.length > 0) {
     const where = error.validationContext ?? 'request';
     const problems = error.validation.map((issue) => {

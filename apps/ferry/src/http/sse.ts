@@ -23,12 +23,17 @@ export function openSseStream(reply: FastifyReply): SseStream {
     'x-accel-buffering': 'no',
     connection: 'keep-alive',
   });
-  out.write('retry: 2000\n\n');
+  // A HEAD request gets the headers and nothing else: Node drops writes to a HEAD response, so
+  // without an end() its headers would never leave and the client would wait forever.
+  if (reply.request.method === 'HEAD') out.end();
+  else out.write('retry: 2000\n\n');
   const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  if (out.writableEnded) clearInterval(heartbeat);
   heartbeat.unref();
   out.on('close', () => clearInterval(heartbeat));
   return {
     send: (id, event, data) => {
+      if (out.writableEnded) return;
       out.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     end: () => {

@@ -110,6 +110,19 @@ export function http(base: string, path: string, options: HttpOptions = {}): Pro
         },
       },
       (response) => {
+        // An event stream never ends by itself: answer with its status and headers, then hang up.
+        if (String(response.headers['content-type']).startsWith('text/event-stream')) {
+          response.destroy();
+          const empty = Buffer.alloc(0);
+          resolvePromise({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: empty,
+            text: '',
+            json: <T>() => JSON.parse('') as T,
+          });
+          return;
+        }
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { FerryError, isValidUsername } from '@ferry/contract';
 import type { Implementation } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
@@ -32,6 +33,12 @@ export interface ConnectionPoolOptions {
   closeGraceMs?: number;
   /** Largest message a local server may send. @default ~512 MiB (V8's string limit) */
   maxMessageBytes?: number;
+  /**
+   * Local servers starting at once; more wait their turn, and their connect timeout starts with
+   * their turn. Fifty users arriving together must not each get 1/50 of the CPU for a start that
+   * needs a whole core for a second and then all time out. @default the number of CPUs
+   */
+  maxConcurrentStarts?: number;
 }
 
 /**
@@ -51,45 +58,61 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   /** Every connection not fully closed yet, usable or not, so `close()` can wait for them. */
   const live = new Set<PooledConnection>();
   let closed = false;
+  const startSlots = createSlots(options.maxConcurrentStarts ?? availableParallelism());
 
   function open(server: ServerConfig, user: string, key: string): Promise<PooledConnection> {
     const pending: Promise<PooledConnection> = (async () => {
-      const tail = new StderrTail();
-      const transport = await openTransport(server, user, {
-        launcher,
-        onStderr: (text) => {
-          tail.push(text);
-          onStderr(server.name, user, text);
-        },
-        ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
-        ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
-      });
-      // Form-mode elicitation only: URL mode needs a browser flow Ferry does not offer yet.
-      const client = new Client(clientInfo, { capabilities: { elicitation: { form: {} } } });
-      options.setupClient?.(client, server, user);
-      const connection = new PooledConnection({
-        server: server.name,
-        user,
-        client,
-        transport,
-        idleMs: server.idleSeconds * 1000,
-        now,
-        connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
-        stderrTail: () => tail.text,
-        onRetired: () => {
-          if (current.get(key) === pending) current.delete(key);
-        },
-        onEvent,
-      });
-      live.add(connection);
-      void connection.closed.then(() => live.delete(connection));
-      await connection.open();
-      return connection;
+      // Remote servers cost Ferry nothing to connect to: only local starts take a slot.
+      const release = server.transport === 'stdio' ? await startSlots.take() : () => {};
+      try {
+        return await start(server, user, key, () => pending);
+      } finally {
+        release();
+      }
     })();
     pending.catch(() => {
       if (current.get(key) === pending) current.delete(key);
     });
     return pending;
+  }
+
+  async function start(
+    server: ServerConfig,
+    user: string,
+    key: string,
+    self: () => Promise<PooledConnection>,
+  ): Promise<PooledConnection> {
+    const tail = new StderrTail();
+    const transport = await openTransport(server, user, {
+      launcher,
+      onStderr: (text) => {
+        tail.push(text);
+        onStderr(server.name, user, text);
+      },
+      ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
+      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    });
+    // Form-mode elicitation only: URL mode needs a browser flow Ferry does not offer yet.
+    const client = new Client(clientInfo, { capabilities: { elicitation: { form: {} } } });
+    options.setupClient?.(client, server, user);
+    const connection = new PooledConnection({
+      server: server.name,
+      user,
+      client,
+      transport,
+      idleMs: server.idleSeconds * 1000,
+      now,
+      connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      stderrTail: () => tail.text,
+      onRetired: () => {
+        if (current.get(key) === self()) current.delete(key);
+      },
+      onEvent,
+    });
+    live.add(connection);
+    void connection.closed.then(() => live.delete(connection));
+    await connection.open();
+    return connection;
   }
 
   return {
@@ -133,6 +156,29 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       current.clear();
       await Promise.allSettled(pending);
       await Promise.all([...live].map((connection) => connection.close('pool-closed')));
+    },
+  };
+}
+
+/** A counting semaphore: `take` waits for a free slot and returns its release. */
+function createSlots(count: number): { take(): Promise<() => void> } {
+  let free = Math.max(1, Math.floor(count));
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free += 1;
+  };
+  return {
+    async take() {
+      if (free > 0) free -= 1;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        release();
+      };
     },
   };
 }

@@ -102,7 +102,7 @@ export class PooledConnection implements ToolConnection {
       const stderr = this.#o.stderrTail?.().trim();
       const message = `Could not connect to MCP server "${this.server}": ${errorMessage(error)}`;
       await this.#shutdown('failed', errorMessage(error));
-      throw new FerryError('E_INTERNAL', stderr ? `${message}\nstderr: ${stderr}` : message, {
+      throw new FerryError('E_TOOL_UNAVAILABLE', stderr ? `${message}\nstderr: ${stderr}` : message, {
         server: this.server,
       });
     }

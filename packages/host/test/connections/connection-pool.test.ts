@@ -57,6 +57,35 @@ describe('connection pool: local servers over stdio', () => {
     expect(log.events.filter((e) => e.type === 'connected')).toHaveLength(1);
   });
 
+  it('starts at most maxConcurrentStarts local servers at once; the rest wait their turn', async () => {
+    const timeline: string[] = [];
+    pool = createConnectionPool({
+      registry: createServerRegistry({ fixture: fixtureServer() }),
+      onEvent: (event) => {
+        if (event.type === 'connected') timeline.push(`connected ${event.user}`);
+      },
+      onStderr: () => {},
+      maxConcurrentStarts: 1,
+      launcher: (server, user) => {
+        timeline.push(`launch ${user}`);
+        return {
+          command: server.command,
+          args: [...server.args],
+          env: { ...process.env } as Record<string, string>,
+        };
+      },
+    });
+    const users = ['u1', 'u2', 'u3'];
+    const connections = await Promise.all(users.map((user) => (pool as ConnectionPool).get('fixture', user)));
+    expect(new Set(connections.map((c) => c.pid)).size).toBe(3);
+    // With one slot, each launch waits until the previous server has connected.
+    expect(timeline).toHaveLength(6);
+    for (let i = 0; i < 6; i += 2) {
+      const user = timeline[i]?.replace('launch ', '');
+      expect(timeline.slice(i, i + 2)).toEqual([`launch ${user}`, `connected ${user}`]);
+    }
+  });
+
   it('gives every user their own process', async () => {
     const { pool } = start();
     const alice = await pool.get('fixture', 'alice');
@@ -189,7 +218,7 @@ describe('connection pool: local servers over stdio', () => {
     await expect(pool.get('broken', 'alice')).rejects.toThrowError(
       /Could not connect to MCP server "broken": .*\nstderr: missing API key/s,
     );
-    await expect(pool.get('broken', 'alice')).rejects.toMatchObject({ code: 'E_INTERNAL' });
+    await expect(pool.get('broken', 'alice')).rejects.toMatchObject({ code: 'E_TOOL_UNAVAILABLE' });
     expect(log.events.filter((e) => e.type === 'closed' && e.reason === 'failed')).toHaveLength(2);
     await expect(pool.get('absent', 'alice')).rejects.toThrowError(/ENOENT/);
   });

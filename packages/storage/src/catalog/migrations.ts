@@ -71,6 +71,37 @@ export function catalogMigrations(traits: CatalogTraits): Record<string, Migrati
           .execute();
       },
     },
+    // Chats with the model (conversations/). Messages go with their conversation (cascade); the
+    // order within one is `seq`, unique so two writers can never interleave a conversation.
+    '0002_conversations': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('conversations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('created_at', timestamp, (c) => c.notNull())
+          .addColumn('updated_at', timestamp, (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('conversations_owner_updated_at')
+          .on('conversations')
+          .columns(['owner', 'updated_at'])
+          .execute();
+        await db.schema
+          .createTable('conversation_messages')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('conversation_id', 'text', (c) =>
+            c.notNull().references('conversations.id').onDelete('cascade'),
+          )
+          .addColumn('seq', 'integer', (c) => c.notNull())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('data', 'text', (c) => c.notNull())
+          .addColumn('created_at', timestamp, (c) => c.notNull())
+          .addUniqueConstraint('conversation_messages_conversation_seq', ['conversation_id', 'seq'])
+          .execute();
+      },
+    },
   };
 }
 

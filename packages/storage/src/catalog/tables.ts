@@ -44,7 +44,28 @@ export interface UsersTable {
   flags: string | null;
 }
 
+/** A chat with the model (see conversations/); `owner` is a users.id. */
+export interface ConversationsTable {
+  id: string;
+  owner: string;
+  title: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One message of a conversation, in order (`seq` 1, 2, …); `data` is JSON text the agent defines. */
+export interface ConversationMessagesTable {
+  id: string;
+  conversation_id: string;
+  seq: number;
+  role: string;
+  data: string;
+  created_at: Timestamp;
+}
+
 export interface CatalogTables {
   files: FilesTable;
   users: UsersTable;
+  conversations: ConversationsTable;
+  conversation_messages: ConversationMessagesTable;
 }

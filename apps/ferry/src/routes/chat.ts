@@ -1,0 +1,243 @@
+// The chat API: a user's conversations with the model (stored with the catalog), and a turn
+// streamed as server-sent events. Thin: the agent runs the turn, the store keeps the messages.
+//   POST   /conversations               create
+//   GET    /conversations               list, most recent first
+//   GET    /conversations/:id           one, with its messages
+//   PATCH  /conversations/:id           rename
+//   DELETE /conversations/:id           delete (stops a running turn first)
+//   POST   /conversations/:id/messages  send a message; the turn streams back as SSE
+//   POST   /conversations/:id/cancel    stop the running turn
+import { fromStored } from '@ferry/agent';
+import { FerryError } from '@ferry/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf, sessionOf } from '../auth/request-context.js';
+import {
+  ConversationDetailSchema,
+  ConversationSchema,
+  CreateConversationBodySchema,
+  ListConversationsQuerySchema,
+  RenameConversationBodySchema,
+  SendMessageBodySchema,
+  titleFrom,
+  toConversationJson,
+  toMessageJson,
+} from '../chat/chat-schemas.js';
+import { registryHost } from '../chat/registry-host.js';
+import { streamTurn } from '../chat/stream-turn.js';
+import { ApiError, notFound } from '../http/api-error.js';
+import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+
+const tags = ['chat'];
+
+export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { agent, chatTurns: turns, sessions, redact } = app.ferry;
+  const host = registryHost(app.ferry.host, app.ferry.calls);
+  const store = app.ferry.conversations;
+  app.addHook('onClose', async () => turns.cancelAll());
+
+  const requireStore = () => {
+    if (!store) throw new FerryError('E_CHAT_UNAVAILABLE');
+    return store;
+  };
+  const missing = (id: string) => notFound('No such conversation', { conversationId: id });
+
+  app.post(
+    '/conversations',
+    {
+      schema: {
+        summary: 'Start a conversation',
+        tags,
+        body: CreateConversationBodySchema,
+        response: { 201: ConversationSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const conversations = requireStore();
+      const record = await conversations.create(identityOf(request).owner, {
+        title: request.body?.title ?? '',
+      });
+      reply.code(201).header('location', `/api/conversations/${record.id}`);
+      return toConversationJson(record, false);
+    },
+  );
+
+  app.get(
+    '/conversations',
+    {
+      schema: {
+        summary: "The user's conversations, most recently updated first",
+        tags,
+        querystring: ListConversationsQuerySchema,
+        response: {
+          200: z.object({ items: z.array(ConversationSchema), total: z.number().int() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, _reply) => {
+      const conversations = requireStore();
+      const { owner } = identityOf(request);
+      const page = await conversations.list(owner, request.query);
+      return {
+        items: page.items.map((c) => toConversationJson(c, turns.isRunning(owner, c.id))),
+        total: page.total,
+      };
+    },
+  );
+
+  app.get(
+    '/conversations/:id',
+    {
+      schema: {
+        summary: 'A conversation with its messages',
+        description:
+          'User messages are shown as typed: the file list sent to the model with them is not part of them.',
+        tags,
+        params: IdParamsSchema,
+        response: { 200: ConversationDetailSchema, ...errorResponses },
+      },
+    },
+    async (request, _reply) => {
+      const conversations = requireStore();
+      const { owner } = identityOf(request);
+      const record = await conversations.get(owner, request.params.id);
+      const messages = record && (await conversations.messages(owner, record.id));
+      if (!record || !messages) throw missing(request.params.id);
+      return {
+        ...toConversationJson(record, turns.isRunning(owner, record.id)),
+        messages: messages.map((m) => redact(toMessageJson(m))),
+      };
+    },
+  );
+
+  app.patch(
+    '/conversations/:id',
+    {
+      schema: {
+        summary: 'Rename a conversation',
+        tags,
+        params: IdParamsSchema,
+        body: RenameConversationBodySchema,
+        response: { 200: ConversationSchema, ...errorResponses },
+      },
+    },
+    async (request, _reply) => {
+      const conversations = requireStore();
+      const { owner } = identityOf(request);
+      const record = await conversations.rename(owner, request.params.id, request.body.title);
+      if (!record) throw missing(request.params.id);
+      return toConversationJson(record, turns.isRunning(owner, record.id));
+    },
+  );
+
+  app.delete(
+    '/conversations/:id',
+    {
+      schema: {
+        summary: 'Delete a conversation and its messages',
+        description: 'A running turn is stopped first. Files the tools stored stay in My Files.',
+        tags,
+        params: IdParamsSchema,
+        response: { 204: z.null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const conversations = requireStore();
+      const { owner } = identityOf(request);
+      if (!(await conversations.get(owner, request.params.id))) throw missing(request.params.id);
+      await turns.cancel(owner, request.params.id);
+      if (!(await conversations.delete(owner, request.params.id))) throw missing(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/conversations/:id/messages',
+    {
+      bodyLimit: 1024 * 1024,
+      schema: {
+        summary: 'Send a message; the reply streams back (server-sent events)',
+        description:
+          'Each event: `id: <n>`, `event: <type>`, `data: <JSON>`. Types: turn_started, token (`delta`), tool_call_started, tool_call_event (the host call event: progress, notice, file_stored …), tool_call_finished (status, files), message (a stored message), error (`code`, `message`), turn_finished (`status`: completed, cancelled, failed, max_rounds). Closing the stream cancels the turn. 503 E_MODEL_NOT_CONFIGURED without a model; 409 while another turn of the conversation runs.',
+        tags,
+        params: IdParamsSchema,
+        body: SendMessageBodySchema,
+        response: {
+          200: {
+            description: 'The turn as it happens',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const conversations = requireStore();
+      if (!agent.configured) {
+        throw new FerryError('E_MODEL_NOT_CONFIGURED', 'No model configured: chat is off on this server');
+      }
+      const user = identityOf(request);
+      const id = request.params.id;
+      const record = await conversations.get(user.owner, id);
+      if (!record) throw missing(id);
+      const slot = turns.begin(user.owner, id);
+      if (!slot) {
+        throw new ApiError('E_CONFLICT', 'A reply is already streaming in this conversation', {
+          conversationId: id,
+          suggestion: 'Wait for it, or cancel it with POST /api/conversations/{id}/cancel',
+        });
+      }
+      try {
+        const stored = (await conversations.messages(user.owner, id)) ?? [];
+        const history = stored.flatMap((m) => fromStored(m.role, m.data) ?? []);
+        if (record.title === '') await conversations.rename(user.owner, id, titleFrom(request.body.text));
+        const session = sessionOf(request, reply, sessions);
+        await streamTurn({
+          reply,
+          agent,
+          conversations,
+          turns,
+          slot,
+          redact,
+          host,
+          user,
+          sessionId: session.key,
+          conversationId: id,
+          history,
+          text: request.body.text,
+          onError: (error) => request.log.error({ err: error, conversationId: id }, 'chat turn crashed'),
+        });
+      } catch (error) {
+        slot.end();
+        throw error;
+      }
+      return reply;
+    },
+  );
+
+  app.post(
+    '/conversations/:id/cancel',
+    {
+      schema: {
+        summary: 'Stop the running turn',
+        description:
+          '202 when a turn was stopped (its partial answer is kept, marked cancelled); 200 when none was running.',
+        tags,
+        params: IdParamsSchema,
+        response: {
+          200: z.object({ cancelled: z.boolean() }),
+          202: z.object({ cancelled: z.boolean() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const conversations = requireStore();
+      const { owner } = identityOf(request);
+      if (!(await conversations.get(owner, request.params.id))) throw missing(request.params.id);
+      const cancelled = await turns.cancel(owner, request.params.id);
+      return reply.code(cancelled ? 202 : 200).send({ cancelled });
+    },
+  );
+};

@@ -1,0 +1,543 @@
+// Concurrent-calls benchmark (issue 7): BENCH_USERS (default 50) users at once, each making
+// BENCH_CALLS_PER_USER (default 10) calls one after another; a call = upload a 1 MiB file
+// (BENCH_CALL_FILE_KIB) + start the inject example's `analyze_document` on it + follow its events
+// to the end + fetch the outcome. Ferry runs in a child process in proxy auth mode; every user is
+// its own X-Forwarded-User from loopback. A user never has more than one call running, well under
+// calls.maxRunningPerUser (8 by default; more would be refused with 429).
+// Checked: 0 errors; each outcome's SHA-256 (computed by the tool from the bytes it was given)
+// equals the uploaded file's; each user's file list holds only their files and every upload and
+// output of theirs; a user cannot read another user's output or call (404). Reported: p50/p95/p99
+// of upload, call and upload+call latency (first call per user, which starts that user's MCP
+// server, apart), wall time, MCP server processes per user, CPU time of Ferry, the servers and
+// this client, Ferry's RSS. BENCH_SANDBOX=off|auto|required overrides the server's sandbox mode;
+// BENCH_WARM=1 starts every server before the clock. Bounded by BENCH_TIMEOUT_S (default 600) for
+// the whole run and 120 s of silence per request. Prints one JSON document.
+import { createCipheriv, createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { type IncomingMessage, request } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseStream } from '../apps/ferry/src/cli/sse-reader.js';
+import {
+  type FerryProcess,
+  latencySummary,
+  MIB,
+  procCpuMs,
+  procMemory,
+  REPO_ROOT,
+  round,
+  sampleProcessRss,
+  startFerryProcess,
+} from './_measure.js';
+
+const USERS = Number(process.env.BENCH_USERS ?? 50);
+const CALLS_PER_USER = Number(process.env.BENCH_CALLS_PER_USER ?? 10);
+const FILE_BYTES = Number(process.env.BENCH_CALL_FILE_KIB ?? 1024) * 1024;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+const REQUEST_TIMEOUT_MS = 120_000;
+const SERVER = 'inject';
+const TOOL = 'analyze_document';
+const USER_ENV = 'FERRY_BENCH_USER';
+/**
+ * BENCH_WARM=1: start every user's MCP server before the clock starts (listing its tools, 4 users
+ * at a time), to measure the steady state apart from 50 server start-ups at once.
+ */
+const WARM = process.env.BENCH_WARM === '1';
+const WARM_PARALLEL = 4;
+/** The inject server's `sandbox` setting (off | auto | required); unset: as in ferry.config.json. */
+const SANDBOX = process.env.BENCH_SANDBOX;
+
+interface CallSample {
+  user: number;
+  call: number;
+  uploadMs: number;
+  callMs: number;
+}
+
+interface UserResult {
+  outputs: { id: string; name: string }[];
+  callIds: string[];
+  uploads: string[];
+}
+
+/** Failed calls (upload, start, events, outcome, checks of the outcome). */
+const errors: string[] = [];
+/** Failed isolation checks after the calls. */
+const isolationErrors: string[] = [];
+const samples: CallSample[] = [];
+let ferry: FerryProcess | undefined;
+/** Other work on the machine skews every timing here; reported next to them. */
+const loadAtStart = loadavg()[0] ?? 0;
+const dir = await mkdtemp(join(tmpdir(), 'ferry-bench-calls-'));
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => process.exit(130));
+}
+const deadline = setTimeout(() => {
+  fail(
+    new Error(
+      `global timeout: ${samples.length} of ${USERS * CALLS_PER_USER} calls done after ${TIMEOUT_MS / 1000} s (BENCH_TIMEOUT_S)`,
+    ),
+  );
+}, TIMEOUT_MS);
+deadline.unref();
+
+try {
+  const examples = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8')) as {
+    servers: Record<string, Record<string, unknown>>;
+  };
+  const inject = examples.servers[SERVER];
+  if (!inject) throw new Error(`ferry.config.json has no "${SERVER}" server`);
+  ferry = await startFerryProcess({
+    dir,
+    config: {
+      auth: { mode: 'proxy', header: 'x-forwarded-user', trustedProxies: ['127.0.0.1', '::1'] },
+      // Said out loud: the benchmark relies on it (one running call per user < 8).
+      calls: { maxRunningPerUser: 8, maxKeptCalls: Math.max(1000, USERS * CALLS_PER_USER) },
+      storage: { dataDir: join(dir, 'ferry') },
+      // The user in the server's environment lets the benchmark tell whose process is whose.
+      servers: {
+        [SERVER]: {
+          ...inject,
+          cwd: REPO_ROOT,
+          env: { [USER_ENV]: '{{user}}' },
+          ...(SANDBOX === undefined ? {} : { sandbox: SANDBOX }),
+        },
+      },
+    },
+  });
+  const api = createApi(ferry.url);
+
+  // Proxy mode holds: no header, or a header that is not a username, is 401.
+  const anonymous = await api.send('GET', '/api/files', undefined);
+  const badName = await api.send('GET', '/api/files', 'not a/user');
+  if (anonymous.status !== 401 || badName.status !== 401) {
+    throw new Error(`proxy auth not in force: ${anonymous.status} / ${badName.status} instead of 401`);
+  }
+
+  const servers = watchServerProcesses(ferry.pid);
+  let warmMs = 0;
+  if (WARM) {
+    const warmStart = process.hrtime.bigint();
+    let next = 0;
+    const worker = async () => {
+      for (let user = next++; user < USERS; user = next++) {
+        const listed = await api.send('GET', `/api/servers/${SERVER}/tools`, userName(user));
+        if (listed.status !== 200)
+          throw new Error(`warm-up of ${userName(user)}: ${listed.status} ${listed.text}`);
+      }
+    };
+    await Promise.all(Array.from({ length: WARM_PARALLEL }, worker));
+    warmMs = Number(process.hrtime.bigint() - warmStart) / 1e6;
+  }
+
+  const serverCpuBefore = servers.cpuMs();
+  const ferryRss = sampleProcessRss(ferry.pid, 100);
+  const ferryCpuBefore = cpuMs(ferry.pid);
+  const clientCpuBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const results = await Promise.all(Array.from({ length: USERS }, (_, user) => runUser(api, user)));
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const memory = ferryRss.stop();
+  const processes = servers.stop();
+  const ferryCpu = cpuMs(ferry.pid) - ferryCpuBefore;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+
+  await checkIsolation(api, results);
+
+  const first = samples.filter((s) => s.call === 0);
+  const later = samples.filter((s) => s.call > 0);
+  const perUser = Object.values(processes.pidsByUser).map((pids) => pids.size);
+  const expected = USERS * CALLS_PER_USER;
+  const pass = errors.length === 0 && isolationErrors.length === 0 && samples.length === expected;
+  console.log(
+    JSON.stringify({
+      bench: 'concurrent-calls',
+      command: command(),
+      users: USERS,
+      calls_per_user: CALLS_PER_USER,
+      file_bytes: FILE_BYTES,
+      tool: `${SERVER}/${TOOL} (file-injection pattern: the host sends the file as base64)`,
+      calls_ok: samples.length,
+      calls_expected: expected,
+      errors: errors.length,
+      error_kinds: errorKinds(errors),
+      error_samples: errors.slice(0, 6),
+      isolation_errors: isolationErrors.length,
+      isolation_error_samples: isolationErrors.slice(0, 6),
+      sandbox: SANDBOX ?? 'as in ferry.config.json',
+      servers_warmed_first: WARM,
+      ...(WARM ? { warm_up_s: round(warmMs / 1000, 1) } : {}),
+      wall_s: round(wallMs / 1000, 2),
+      calls_per_s: round(samples.length / (wallMs / 1000), 2),
+      // Where the CPU went during the calls (the machine has cpus().length cores for all of it).
+      cpu_s: {
+        ferry: round(ferryCpu / 1000, 1),
+        mcp_servers: round((processes.serverCpuMs - serverCpuBefore) / 1000, 1),
+        bench_client: round((clientCpu.user + clientCpu.system) / 1e6, 1),
+      },
+      upload: latencySummary(samples.map((s) => s.uploadMs)),
+      call: latencySummary(samples.map((s) => s.callMs)),
+      upload_plus_call: latencySummary(samples.map((s) => s.uploadMs + s.callMs)),
+      call_first_per_user: latencySummary(first.map((s) => s.callMs)),
+      call_after_first: latencySummary(later.map((s) => s.callMs)),
+      server_processes: {
+        spawned_total: processes.spawned,
+        users_with_a_process: perUser.length,
+        per_user_min: perUser.length ? Math.min(...perUser) : 0,
+        per_user_max: perUser.length ? Math.max(...perUser) : 0,
+        max_alive_at_once: processes.maxAlive,
+        // Everything below Ferry at the busiest sample, wrappers included.
+        peak_rss_sum_mib: round(processes.peakRssSum / MIB, 1),
+        unattributed: processes.unattributed,
+        // Other processes below Ferry (sandbox wrappers sh/bwrap/prlimit/sleep, esbuild of tsx).
+        helper_processes_seen: processes.wrappers,
+        helper_commands: processes.wrapperNames,
+      },
+      ferry_rss_mib: {
+        baseline: round(memory.baselineBytes / MIB, 1),
+        peak: round(Math.max(memory.sampledPeakBytes, memory.hwmBytes) / MIB, 1),
+      },
+      isolation_checked: true,
+      ...(pass ? {} : { server_output_tail: ferry.outputTail().slice(-3000) }),
+      machine: {
+        cpus: cpus().length,
+        node: process.version,
+        loadavg_1m_at_start: round(loadAtStart),
+        loadavg_1m_at_end: round(loadavg()[0] ?? 0),
+      },
+      target: { errors: 0 },
+      pass,
+    }),
+  );
+  if (!pass) process.exitCode = 1;
+} catch (error) {
+  fail(error);
+} finally {
+  clearTimeout(deadline);
+  await ferry?.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** One user: CALLS_PER_USER calls in a row, each upload → start → events → outcome. */
+async function runUser(api: Api, user: number): Promise<UserResult> {
+  const name = userName(user);
+  const result: UserResult = { outputs: [], callIds: [], uploads: [] };
+  for (let call = 0; call < CALLS_PER_USER; call++) {
+    const fileName = `${name}-c${String(call).padStart(2, '0')}.bin`;
+    try {
+      const bytes = fileBytes(user, call);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      const t0 = process.hrtime.bigint();
+      const uploaded = await api.send('POST', `/api/files?name=${fileName}`, name, bytes);
+      if (uploaded.status !== 201)
+        throw new Error(`upload ${uploaded.status}: ${uploaded.text.slice(0, 300)}`);
+      result.uploads.push(fileName);
+      const t1 = process.hrtime.bigint();
+      const startCall = await api.send(
+        'POST',
+        '/api/calls',
+        name,
+        JSON.stringify({
+          server: SERVER,
+          tool: TOOL,
+          arguments: { instructions: 'bench', filename: fileName },
+        }),
+      );
+      if (startCall.status !== 202)
+        throw new Error(`start ${startCall.status}: ${startCall.text.slice(0, 300)}`);
+      const { callId } = JSON.parse(startCall.text) as { callId: string };
+      result.callIds.push(callId);
+      const events = await api.events(callId, name);
+      const detail = await api.send('GET', `/api/calls/${callId}`, name);
+      const t2 = process.hrtime.bigint();
+      const outcome = JSON.parse(detail.text) as CallDetail;
+      if (outcome.status !== 'finished' || outcome.response?.forModel.isError) {
+        throw new Error(
+          // The UI's envelope carries the cause (meta_data.details) that the model's copy leaves out.
+          `call ${outcome.status}: ${JSON.stringify(outcome.response?.forUi.error ?? outcome.response?.forModel).slice(0, 400)}`,
+        );
+      }
+      if (!events.includes('finished')) throw new Error(`no finished event: ${events.join(',')}`);
+      const seen = outcome.response?.forModel.results?.metrics?.sha256;
+      if (seen !== sha256) throw new Error(`the tool saw sha256 ${seen}, uploaded ${sha256}`);
+      const outputs = outcome.response?.forUi.files ?? [];
+      const expectedOutput = `analysis_${fileName.replace(/\.bin$/, '')}.md`;
+      if (outputs.length !== 1 || outputs[0]?.name !== expectedOutput) {
+        throw new Error(`outputs ${JSON.stringify(outputs.map((f) => f.name))}, expected ${expectedOutput}`);
+      }
+      result.outputs.push({ id: outputs[0].id, name: outputs[0].name });
+      samples.push({
+        user,
+        call,
+        uploadMs: Number(t1 - t0) / 1e6,
+        callMs: Number(t2 - t1) / 1e6,
+      });
+    } catch (error) {
+      errors.push(`${fileName}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return result;
+}
+
+/**
+ * Every user's files are theirs only and include each upload and output (so nothing landed with
+ * another user), an output's content names the user's own file, and another user's output and
+ * call answer 404.
+ */
+async function checkIsolation(api: Api, results: UserResult[]): Promise<void> {
+  for (const [user, result] of results.entries()) {
+    const name = userName(user);
+    const listed = await api.send('GET', '/api/files?limit=200', name);
+    const names = (JSON.parse(listed.text) as { items: { name: string }[] }).items.map((f) => f.name);
+    // Every file is this user's (its name carries the user), and every upload and output is there.
+    const foreign = names.filter((file) => !file.includes(`${name}-c`));
+    const missing = [...result.uploads, ...result.outputs.map((o) => o.name)].filter(
+      (f) => !names.includes(f),
+    );
+    if (foreign.length > 0 || missing.length > 0) {
+      isolationErrors.push(
+        `${name}: foreign files ${JSON.stringify(foreign)}, missing ${JSON.stringify(missing)}`,
+      );
+    }
+    const own = result.outputs[0];
+    if (own) {
+      const content = await api.send('GET', `/api/files/${own.id}/content`, name);
+      if (content.status !== 200 || !content.text.includes(`# Analysis of ${name}-c`)) {
+        isolationErrors.push(`${name}: own output ${content.status}, content ${content.text.slice(0, 100)}`);
+      }
+    }
+    const other = results[(user + 1) % results.length];
+    const otherOutput = other?.outputs[0];
+    const otherCall = other?.callIds[0];
+    if (results.length > 1 && otherOutput && otherCall) {
+      for (const path of [`/api/files/${otherOutput.id}/content`, `/api/calls/${otherCall}`]) {
+        const peek = await api.send('GET', path, name);
+        if (peek.status !== 404) isolationErrors.push(`${name} read another user's ${path}: ${peek.status}`);
+      }
+    }
+  }
+}
+
+interface CallDetail {
+  status: string;
+  response: {
+    forModel: { isError: boolean; results?: { metrics?: { sha256?: string } } };
+    forUi: { files: { id: string; name: string }[]; error?: unknown };
+  } | null;
+}
+
+interface Api {
+  send(
+    method: string,
+    path: string,
+    user: string | undefined,
+    body?: string | Buffer,
+  ): Promise<{ status: number; text: string }>;
+  /** Follows the call's event stream to its end; the event types seen. */
+  events(callId: string, user: string): Promise<string[]>;
+}
+
+function createApi(base: string): Api {
+  const open = (method: string, path: string, user: string | undefined, body?: string | Buffer) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      if (user !== undefined) {
+        headers['x-forwarded-user'] = user;
+        headers['x-ferry-session'] = `session-${user}`;
+      }
+      if (body !== undefined) {
+        headers['content-type'] = typeof body === 'string' ? 'application/json' : 'application/octet-stream';
+        headers['content-length'] = String(Buffer.byteLength(body));
+      }
+      const req = request(new URL(path, base), { method, headers }, resolve);
+      req.setTimeout(REQUEST_TIMEOUT_MS, () =>
+        req.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)),
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return {
+    async send(method, path, user, body) {
+      const res = await open(method, path, user, body);
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      return { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
+    },
+    async events(callId, user) {
+      const res = await open('GET', `/api/calls/${callId}/events`, user);
+      const types: string[] = [];
+      if (res.statusCode === 204) {
+        res.resume();
+        return types;
+      }
+      if (res.statusCode !== 200) throw new Error(`events ${res.statusCode}`);
+      await parseStream(res, (event) => types.push(event.event));
+      return types;
+    },
+  };
+}
+
+/**
+ * The MCP server processes under Ferry, scanned every 200 ms. Local servers may sit under sandbox
+ * wrappers (sh, bwrap, prlimit), so the whole process tree below Ferry is walked; a server is a
+ * `node` process in it, attributed to a user through the FERRY_BENCH_USER the launcher filled in
+ * from the config's `{{user}}`. Wrappers are counted apart.
+ */
+function watchServerProcesses(ferryPid: number) {
+  const pidsByUser: Record<string, Set<number>> = {};
+  const seen = new Set<number>();
+  const wrappers = new Set<number>();
+  const wrapperNames = new Set<string>();
+  let maxAlive = 0;
+  let peakRssSum = 0;
+  let unattributed = 0;
+  /** The newest CPU time seen of each server process (processes that exited keep their last). */
+  const serverCpu = new Map<number, number>();
+  const descendants = (): number[] => {
+    const childrenOf = new Map<number, number[]>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // Fields after the parenthesised command name: state, ppid, ...
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        childrenOf.set(ppid, [...(childrenOf.get(ppid) ?? []), Number(entry)]);
+      } catch {
+        // Exited while scanning.
+      }
+    }
+    const out: number[] = [];
+    for (let queue = [ferryPid]; queue.length > 0; ) {
+      const next = childrenOf.get(queue.pop() as number) ?? [];
+      out.push(...next);
+      queue.push(...next);
+    }
+    return out;
+  };
+  const scan = () => {
+    let alive = 0;
+    let rssSum = 0;
+    for (const pid of descendants()) {
+      let comm: string;
+      try {
+        comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        continue;
+      }
+      rssSum += procMemory(pid)?.rss ?? 0;
+      if (comm !== 'node') {
+        wrappers.add(pid);
+        wrapperNames.add(comm);
+        continue;
+      }
+      alive += 1;
+      serverCpu.set(pid, cpuMs(pid) || (serverCpu.get(pid) ?? 0));
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      try {
+        const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        const user = env.find((line) => line.startsWith(`${USER_ENV}=`))?.slice(USER_ENV.length + 1);
+        if (user === undefined) unattributed += 1;
+        else {
+          const pids = pidsByUser[user] ?? new Set<number>();
+          pids.add(pid);
+          pidsByUser[user] = pids;
+        }
+      } catch {
+        unattributed += 1;
+      }
+    }
+    maxAlive = Math.max(maxAlive, alive);
+    peakRssSum = Math.max(peakRssSum, rssSum);
+  };
+  const timer = setInterval(scan, 200);
+  const cpuTotal = () => [...serverCpu.values()].reduce((sum, ms) => sum + ms, 0);
+  return {
+    /** CPU time of every server process so far (a fresh scan). */
+    cpuMs() {
+      scan();
+      return cpuTotal();
+    },
+    stop() {
+      clearInterval(timer);
+      scan();
+      return {
+        pidsByUser,
+        spawned: seen.size,
+        maxAlive,
+        peakRssSum,
+        unattributed,
+        serverCpuMs: cpuTotal(),
+        wrappers: wrappers.size,
+        wrapperNames: [...wrapperNames].sort(),
+      };
+    },
+  };
+}
+
+/** Errors grouped by their message with ids, numbers and paths blanked: what went wrong, how often. */
+function errorKinds(messages: readonly string[]): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const message of messages) {
+    const kind = message
+      .replace(/^[^:]+: /, '')
+      .replace(/\/[\w./-]+/g, '<path>')
+      .replace(/\d+/g, 'N')
+      .slice(0, 160);
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
+}
+
+function cpuMs(pid: number): number {
+  const cpu = procCpuMs(pid);
+  return cpu ? cpu.userMs + cpu.systemMs : 0;
+}
+
+function userName(user: number): string {
+  return `bench-u${String(user).padStart(2, '0')}`;
+}
+
+/** Distinct, incompressible bytes per (user, call): AES-CTR keystream keyed by both. */
+function fileBytes(user: number, call: number): Buffer {
+  const key = Buffer.alloc(16);
+  key.writeUInt32BE(user, 0);
+  key.writeUInt32BE(call, 4);
+  return createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(FILE_BYTES));
+}
+
+function command(): string {
+  const env = [
+    'BENCH_USERS',
+    'BENCH_CALLS_PER_USER',
+    'BENCH_CALL_FILE_KIB',
+    'BENCH_SANDBOX',
+    'BENCH_WARM',
+    'BENCH_TIMEOUT_S',
+  ]
+    .filter((name) => process.env[name] !== undefined)
+    .map((name) => `${name}=${process.env[name]} `)
+    .join('');
+  return `${env}node scripts/bench.mjs concurrent-calls`;
+}
+
+/** One JSON document with the reason, so scripts/bench.mjs reports it; then cleanup and exit 1. */
+function fail(error: unknown): never {
+  console.log(
+    JSON.stringify({
+      bench: 'concurrent-calls',
+      command: command(),
+      error: error instanceof Error ? error.message : String(error),
+      calls_ok: samples.length,
+      errors: errors.length,
+      error_kinds: errorKinds(errors),
+      error_samples: errors.slice(0, 6),
+      isolation_errors: isolationErrors.length,
+      server_output_tail: ferry?.outputTail().slice(-2000),
+      pass: false,
+    }),
+  );
+  process.exit(1);
+}

@@ -1,0 +1,105 @@
+// The tools offered to the model: every enabled server's tools, named per tool-names.ts, with the
+// parameters the host fills removed (username, file_data_base64 beside filename, x-mcp-file
+// inputs the user picks) by the host's own resolveConventions and the contract's
+// stripFileInputs, so the model can neither see nor fill them. File name parameters say what
+// they take: names from the user's files, never paths or bytes.
+import { stripFileInputs } from '@ferry/contract';
+import { type Host, resolveConventions, type ToolConventions } from '@ferry/host';
+import type { ModelTool } from './model-client.js';
+import { createToolNameTable, type ToolNameTable, type ToolRef } from './tool-names.js';
+
+export type AgentHost = Pick<Host, 'registry' | 'listTools' | 'callTool'>;
+
+export const FILENAME_DESCRIPTION = "Name of a file in the user's files (as listed in the available files)";
+export const FILENAMES_DESCRIPTION = "Names of files in the user's files (as listed in the available files)";
+const MAX_DESCRIPTION_CHARS = 1024;
+
+export interface OfferedTool extends ToolRef {
+  name: string;
+  conventions: ToolConventions;
+  /** The schema the model sees; its arguments are checked against it. */
+  parameters: Record<string, unknown>;
+  /** Properties the host fills: anything the model sends for them is dropped. */
+  hidden: ReadonlySet<string>;
+}
+
+export interface ToolCatalog {
+  tools: ModelTool[];
+  byName: ReadonlyMap<string, OfferedTool>;
+  names: ToolNameTable;
+  /** Servers whose tools could not be listed (not started, not answering): named, no paths. */
+  unavailable: { server: string; reason: string }[];
+}
+
+export async function collectModelTools(host: AgentHost, username: string): Promise<ToolCatalog> {
+  const servers = host.registry.list().filter((server) => server.enabled);
+  const listed = await Promise.allSettled(servers.map((server) => host.listTools(server.name, username)));
+  const found: { ref: ToolRef; description: string; inputSchema: unknown }[] = [];
+  const unavailable: ToolCatalog['unavailable'] = [];
+  listed.forEach((result, i) => {
+    const server = (servers[i] as { name: string }).name;
+    if (result.status === 'rejected') {
+      unavailable.push({ server, reason: 'the server did not start or answer' });
+      return;
+    }
+    for (const tool of result.value) {
+      found.push({
+        ref: { server, tool: tool.name },
+        description: tool.description ?? tool.title ?? tool.name,
+        inputSchema: tool.inputSchema,
+      });
+    }
+  });
+  const names = createToolNameTable(found.map((f) => f.ref));
+  const byName = new Map<string, OfferedTool>();
+  const tools: ModelTool[] = [];
+  for (const entry of found) {
+    const name = names.nameOf(entry.ref) as string;
+    const shown = modelSchema(entry.inputSchema);
+    byName.set(name, { ...entry.ref, name, ...shown });
+    tools.push({
+      name,
+      description: `${truncate(entry.description, MAX_DESCRIPTION_CHARS)} (server: ${entry.ref.server})`,
+      parameters: shown.parameters,
+    });
+  }
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { tools, byName, names, unavailable };
+}
+
+/** The inputSchema as the model may see it. Pure: the input is not changed. */
+export function modelSchema(inputSchema: unknown): {
+  parameters: Record<string, unknown>;
+  conventions: ToolConventions;
+  hidden: ReadonlySet<string>;
+} {
+  const conventions = resolveConventions(inputSchema);
+  const hidden = new Set(conventions.fileInputs.map((input) => input.path[0] as string));
+  if (conventions.username) hidden.add('username');
+  if (conventions.fileDataBase64) hidden.add('file_data_base64');
+  const base = isObject(inputSchema) ? (stripFileInputs(inputSchema) as Record<string, unknown>) : {};
+  const properties: Record<string, unknown> = isObject(base.properties) ? { ...base.properties } : {};
+  for (const key of hidden) delete properties[key];
+  const describe = (key: string, text: string) => {
+    const property = properties[key];
+    if (isObject(property)) properties[key] = { ...property, description: text };
+  };
+  if (conventions.filename) describe('filename', FILENAME_DESCRIPTION);
+  if (conventions.filenames) describe('filenames', FILENAMES_DESCRIPTION);
+  if (conventions.fileNames) describe('file_names', FILENAMES_DESCRIPTION);
+  // `$schema`/`$id` trip some endpoints' validators; the rest of the schema is the tool's own.
+  const { $schema: _schema, $id: _id, ...rest } = base;
+  const parameters: Record<string, unknown> = { ...rest, type: 'object', properties };
+  if (Array.isArray(base.required)) {
+    parameters.required = base.required.filter((key) => typeof key === 'string' && !hidden.has(key));
+  }
+  return { parameters, conventions, hidden };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,79 @@
+// Real parts for agent tests: storage (local disk + SQLite) in a fresh directory, the host with
+// example servers of the repository's ferry.config.json, the scripted model server, and an
+// OpenAI-compatible client pointed at it.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { createHost, type Host } from '@ferry/host';
+import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { type Agent, type AgentOptions, createAgent } from '../../src/agent.js';
+import { createOpenAiCompatibleModelClient } from '../../src/openai-compatible.js';
+import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.js';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
+export const API_KEY = 'sk-test-0123456789abcdef';
+
+export interface Harness {
+  dir: string;
+  storage: OpenedStorage;
+  host: Host;
+  model: ScriptedModelServer;
+  agent(options?: Partial<AgentOptions> & { vision?: boolean }): Agent;
+  user(username: string): Promise<{ owner: string; username: string }>;
+  upload(username: string, name: string, content: string | Buffer): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `servers`: names from ferry.config.json, each with optional overrides (e.g. timeouts). */
+export async function startHarness(servers: Record<string, Record<string, unknown>>): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'ferry-agent-'));
+  const storage = await openStorage(loadStorageConfig({ file: { dataDir: join(dir, 'data') }, env: {} }));
+  const config = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8')) as {
+    servers: Record<string, Record<string, unknown>>;
+  };
+  const chosen: Record<string, unknown> = {};
+  for (const [name, overrides] of Object.entries(servers)) {
+    chosen[name] = { ...config.servers[name], command: process.execPath, cwd: REPO_ROOT, ...overrides };
+  }
+  const host = createHost({
+    config: { servers: chosen },
+    files: storage.files,
+    workspacesRoot: join(dir, 'workspaces'),
+    downloadUrl: (id, token) => `http://127.0.0.1:9/api/files/${id}/content?token=${token}`,
+    pool: { onStderr: () => {} },
+  });
+  const model = await startScriptedModelServer();
+  return {
+    dir,
+    storage,
+    host,
+    model,
+    agent: (options = {}) =>
+      createAgent({
+        model: createOpenAiCompatibleModelClient({
+          baseURL: model.baseURL,
+          apiKey: API_KEY,
+          model: 'scripted-1',
+          maxRetries: 0,
+          vision: options.vision ?? false,
+        }),
+        host,
+        files: storage.files,
+        hostPaths: [dir],
+        secrets: [API_KEY],
+        ...options,
+      }),
+    user: async (username) => ({ owner: await storage.files.ensureUser(username), username }),
+    upload: async (username, name, content) => {
+      const owner = await storage.files.ensureUser(username);
+      await storage.files.put(owner, name, Readable.from([Buffer.from(content)]), { mime: 'text/csv' });
+    },
+    close: async () => {
+      await host.close();
+      await model.close();
+      await storage.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
