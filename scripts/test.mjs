@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildWeb } from '../apps/web/scripts/build-web.mjs';
 
 const root = join(import.meta.dirname, '..');
 const reports = join(root, 'test-results');
@@ -27,8 +28,10 @@ const runners = [
     name: 'playwright',
     command: ['node_modules/.bin/playwright', 'test', '--config', 'e2e/playwright.config.ts'],
     report: join(reports, 'playwright.json'),
-    // The browser suite exists once the web app does (issue 8).
+    // The browser suite exists once the web app does (issue 8). It tests the built app, so the
+    // build runs first; a failed build counts as a failure (no report is written).
     enabled: existsSync(join(root, 'e2e', 'playwright.config.ts')),
+    before: () => buildWeb({ quiet: true }),
   },
 ];
 
@@ -37,6 +40,12 @@ let broken = false;
 for (const runner of runners) {
   if (!runner.enabled) {
     console.log(`\n[test] ${runner.name}: no suite in this checkout (not a skip: nothing exists to run)`);
+    continue;
+  }
+  if (runner.before && !runner.before()) {
+    console.error(`[test] ${runner.name}: preparation failed, not run`);
+    broken = true;
+    totals.failed += 1;
     continue;
   }
   console.log(`\n[test] ${runner.name}: ${runner.command.join(' ')}`);

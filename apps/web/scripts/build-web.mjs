@@ -1,0 +1,43 @@
+// Builds the web app (vite build → apps/web/dist) for `npm start` and `npm test`. `ifStale`
+// skips the build when dist/index.html is newer than every source file, so a second `npm start`
+// starts at once; a fresh checkout (`npm ci && npm start`) builds first.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const WEB = join(import.meta.dirname, '..');
+const ROOT = join(WEB, '../..');
+// What the bundle is made of: the app's sources and config, and @ferry/contract, which it imports.
+const INPUTS = ['src', 'index.html', 'vite.config.ts', 'package.json', '../../packages/contract/src'];
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+export function webBuildIsStale() {
+  const built = join(WEB, 'dist', 'index.html');
+  if (!existsSync(built)) return true;
+  const builtAt = statSync(built).mtimeMs;
+  return INPUTS.some((input) => newestMtime(join(WEB, input)) > builtAt);
+}
+
+/** Runs vite build; returns true when it succeeded. */
+export function buildWeb({ ifStale = false, quiet = false } = {}) {
+  if (ifStale && !webBuildIsStale()) return true;
+  console.log('[web] building the web app (apps/web/dist)…');
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  const run = spawnSync(process.execPath, [vite, 'build', '--logLevel', quiet ? 'warn' : 'info'], {
+    cwd: WEB,
+    stdio: 'inherit',
+  });
+  if (run.status !== 0) {
+    console.error(`[web] the web app build failed (exit ${run.status ?? run.signal})`);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,85 @@
+// One file in My Files: open (preview on the canvas), download, rename, versions, delete, and
+// what it is: size, date, version, session-only or persistent, and for deferred drafts their
+// description and time to expiry.
+import { contentUrl } from '../api/client';
+import type { FileDto } from '../api/types';
+import { describeExpiry, formatBytes, formatDate } from '../lib/format';
+
+export interface FileRowActions {
+  open(file: FileDto): void;
+  rename(file: FileDto): void;
+  versions(file: FileDto): void;
+  remove(file: FileDto): void;
+}
+
+export function FileRow({ file, actions, now }: { file: FileDto; actions: FileRowActions; now: number }) {
+  const expiry = describeExpiry(file.expiresAt, now);
+  return (
+    <li className="file-row" data-testid="file-row" data-name={file.name} data-source={file.source}>
+      <button
+        type="button"
+        className="file-open"
+        onClick={() => actions.open(file)}
+        title={`Open ${file.name}`}
+      >
+        <span className="file-name">{file.name}</span>
+        <span className="file-meta">
+          {formatBytes(file.size)} · <time dateTime={file.createdAt}>{formatDate(file.createdAt)}</time>
+          {file.version > 1 && ` · v${file.version}`}
+        </span>
+      </button>
+      <div className="file-badges">
+        <span
+          className={`badge ${file.temporary ? 'session' : 'persistent'}`}
+          title={file.temporary ? 'Deleted when this session ends' : 'Kept across sessions'}
+        >
+          {file.temporary ? 'session' : 'saved'}
+        </span>
+        {file.category && <span className="badge">{file.category}</span>}
+      </div>
+      {file.source === 'deferred' && (
+        <div className="deferred-info">
+          {file.description && <p>{file.description}</p>}
+          {expiry && <p className={expiry === 'expired' ? 'expired' : 'expiry'}>{expiry}</p>}
+        </div>
+      )}
+      {file.source !== 'deferred' && file.description && (
+        <p className="file-description">{file.description}</p>
+      )}
+      <div className="file-actions">
+        <a
+          className="button small ghost"
+          href={contentUrl(file.id, { download: true })}
+          download={file.name}
+          aria-label={`Download ${file.name}`}
+        >
+          Download
+        </a>
+        <button
+          type="button"
+          className="small ghost"
+          onClick={() => actions.rename(file)}
+          aria-label={`Rename ${file.name}`}
+        >
+          Rename
+        </button>
+        <button
+          type="button"
+          className="small ghost"
+          onClick={() => actions.versions(file)}
+          aria-label={`Versions of ${file.name}`}
+        >
+          Versions
+        </button>
+        <button
+          type="button"
+          className="small ghost danger"
+          onClick={() => actions.remove(file)}
+          aria-label={`Delete ${file.name}`}
+        >
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}

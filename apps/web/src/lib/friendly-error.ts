@@ -1,0 +1,72 @@
+// Error codes (contract v2.1 §12 and the API's own) → a title a person understands. The message
+// and the suggestion come from the envelope itself; this only adds the headline.
+
+const TITLES: Record<string, string> = {
+  E_TIMEOUT: 'The tool took too long',
+  E_INVALID_PATH: 'The tool wrote outside its folder',
+  E_FILE_TOO_LARGE: 'File too large',
+  E_FILE_NOT_FOUND: 'File not found',
+  E_FILE_TYPE_REJECTED: 'This type of file is not accepted',
+  E_SANDBOX_UNAVAILABLE: 'The sandbox is not available',
+  E_QUOTA_EXCEEDED: 'Your storage is full',
+  E_INVALID_INPUT: 'Something in the input is not right',
+  E_TOOL_ERROR: 'The tool reported an error',
+  E_CANCELLED: 'Cancelled',
+  E_INTERNAL: 'Something went wrong in Ferry',
+  E_UNAUTHORIZED: 'Not signed in',
+  E_FORBIDDEN: 'Not allowed',
+  E_NOT_FOUND: 'Not found',
+  E_CONFLICT: 'Conflict',
+  E_TOO_MANY_CALLS: 'Too many tool calls at once',
+  E_TOOL_UNAVAILABLE: 'The tool server is not available',
+};
+
+export function errorTitle(code: string | undefined): string {
+  return (code && TITLES[code]) || 'Error';
+}
+
+export interface FriendlyError {
+  title: string;
+  message: string;
+  suggestion?: string;
+  code?: string;
+  retryable?: boolean;
+}
+
+/** Reads any v2.1 error envelope (or a plain `{code,message,suggestion}`) into a FriendlyError. */
+export function friendlyFromEnvelope(envelope: unknown): FriendlyError | undefined {
+  if (typeof envelope !== 'object' || envelope === null) return undefined;
+  const e = envelope as {
+    results?: { error?: unknown };
+    meta_data?: { error_code?: unknown; details?: { suggestion?: unknown }; retryable?: unknown };
+    code?: unknown;
+    message?: unknown;
+    suggestion?: unknown;
+  };
+  const code =
+    typeof e.meta_data?.error_code === 'string'
+      ? e.meta_data.error_code
+      : typeof e.code === 'string'
+        ? e.code
+        : undefined;
+  const message =
+    typeof e.results?.error === 'string'
+      ? e.results.error
+      : typeof e.message === 'string'
+        ? e.message
+        : undefined;
+  if (!code && !message) return undefined;
+  const suggestion =
+    typeof e.meta_data?.details?.suggestion === 'string'
+      ? e.meta_data.details.suggestion
+      : typeof e.suggestion === 'string'
+        ? e.suggestion
+        : undefined;
+  return {
+    title: errorTitle(code),
+    message: message ?? '',
+    ...(suggestion ? { suggestion } : {}),
+    ...(code ? { code } : {}),
+    ...(typeof e.meta_data?.retryable === 'boolean' ? { retryable: e.meta_data.retryable } : {}),
+  };
+}

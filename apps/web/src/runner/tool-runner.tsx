@@ -1,0 +1,141 @@
+// Run any tool without a model: pick a server and a tool, fill the form generated from its
+// inputSchema, run it and follow it live.
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { api } from '../api/client';
+import type { CallDetail, CallEvent, ServerDto, ToolDto, UiFile } from '../api/types';
+import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
+import { describeFields } from '../lib/schema-fields';
+import { useToolCall } from '../state/use-tool-call';
+import { CallView } from './call-view';
+import { SchemaForm } from './schema-form';
+
+export interface ToolRunnerProps {
+  servers: ServerDto[];
+  onEvent(event: CallEvent): void;
+  onSettled(call: CallDetail): void;
+  onOpen(file: UiFile): void;
+}
+
+export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerProps) {
+  const enabled = servers.filter((server) => server.enabled);
+  const [server, setServer] = useState('');
+  const [tools, setTools] = useState<ToolDto[] | null>(null);
+  const [toolsError, setToolsError] = useState<string | null>(null);
+  const [toolName, setToolName] = useState('');
+  const [values, setValues] = useState<FormValues>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { call, start, cancel } = useToolCall({ onEvent, onSettled });
+
+  useEffect(() => {
+    if (!server && enabled[0]) setServer(enabled[0].name);
+  }, [server, enabled]);
+
+  useEffect(() => {
+    if (!server) return;
+    // A slow server's answer must not overwrite the list of the server picked after it.
+    let current = true;
+    setTools(null);
+    setToolsError(null);
+    api<{ items: ToolDto[] }>(`/api/servers/${encodeURIComponent(server)}/tools`).then(
+      (list) => {
+        if (!current) return;
+        setTools(list.items);
+        setToolName(list.items[0]?.name ?? '');
+      },
+      (error: unknown) => {
+        if (current) setToolsError((error as Error).message);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [server]);
+
+  const tool = tools?.find((t) => t.name === toolName);
+  const fields = useMemo(() => (tool ? describeFields(tool.inputSchema, tool.injected) : []), [tool]);
+  useEffect(() => {
+    setValues(initialValues(fields));
+    setErrors({});
+  }, [fields]);
+
+  const running = call?.status === 'running' || call?.status === 'starting';
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!tool) return;
+    const built = buildArguments(fields, values);
+    setErrors(built.errors);
+    if (Object.keys(built.errors).length > 0) {
+      // After React has rendered the errors: take the user to the first one.
+      setTimeout(() => document.querySelector<HTMLElement>('.runner [aria-invalid="true"]')?.focus(), 0);
+      return;
+    }
+    void start({
+      server,
+      tool: tool.name,
+      arguments: built.values,
+      ...(Object.keys(built.files).length ? { fileInputs: built.files } : {}),
+    });
+  };
+
+  return (
+    <div className="runner">
+      <form className="runner-form" onSubmit={submit} aria-label="Run a tool">
+        <div className="runner-pick">
+          <label className="field">
+            <span>Server</span>
+            <select
+              value={server}
+              onChange={(event) => setServer(event.target.value)}
+              data-testid="server-select"
+            >
+              {enabled.length === 0 && <option value="">No servers configured</option>}
+              {enabled.map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name} ({s.transport})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            <span>Tool</span>
+            <select
+              value={toolName}
+              onChange={(event) => setToolName(event.target.value)}
+              disabled={!tools || tools.length === 0}
+              data-testid="tool-select"
+            >
+              {!tools && <option value="">{toolsError ? 'Unavailable' : 'Starting the server…'}</option>}
+              {tools?.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.title ?? t.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        {toolsError && (
+          <p className="form-error" role="alert">
+            {toolsError}
+          </p>
+        )}
+        {tool?.description && <p className="tool-description">{tool.description}</p>}
+        {tool?.injected.some((p) => p.input === 'host') && (
+          <p className="muted small">
+            Filled in by Ferry:{' '}
+            {tool.injected
+              .filter((p) => p.input === 'host')
+              .map((p) => p.name)
+              .join(', ')}
+          </p>
+        )}
+        {tool && <SchemaForm fields={fields} values={values} onChange={setValues} errors={errors} />}
+        <div className="row">
+          <button type="submit" className="primary" disabled={!tool || running} data-testid="run-tool">
+            {running ? 'Running…' : 'Run'}
+          </button>
+        </div>
+      </form>
+      {call && <CallView call={call} onCancel={() => void cancel()} onOpen={onOpen} />}
+    </div>
+  );
+}

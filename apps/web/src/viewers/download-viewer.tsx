@@ -1,0 +1,28 @@
+// Anything no viewer shows: what it is and a download button.
+import { contentUrl } from '../api/client';
+import { formatBytes } from '../lib/format';
+
+export function DownloadViewer({
+  fileId,
+  name,
+  mime,
+  size,
+}: {
+  fileId: string;
+  name: string;
+  mime: string;
+  size: number;
+}) {
+  return (
+    <div className="download-viewer">
+      <p className="download-name">{name}</p>
+      <p className="muted">
+        {mime} · {formatBytes(size)}
+      </p>
+      <p>There is no preview for this type of file.</p>
+      <a className="button primary" href={contentUrl(fileId, { download: true })} download={name}>
+        Download
+      </a>
+    </div>
+  );
+}

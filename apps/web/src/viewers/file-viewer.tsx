@@ -1,0 +1,58 @@
+// Picks the viewer for a canvas item: the file's `viewer` (from the API, itself chosen by the
+// contract's chooseViewer from the tool's hint and the MIME type) or, when absent, viewerForFile.
+import { viewerForFile } from '@ferry/contract';
+import { lazy, Suspense } from 'react';
+import type { CanvasItem } from '../lib/canvas-layout';
+import { DownloadViewer } from './download-viewer';
+import { FrameViewer, HtmlViewer } from './html-viewer';
+import { ImageViewer } from './image-viewer';
+import { JsonViewer } from './json-viewer';
+import { MediaViewer } from './media-viewer';
+import { TableViewer } from './table-viewer';
+
+// The heavy viewers (pdf.js, highlight.js, marked + DOMPurify) load the first time they are
+// needed, so the app itself starts small.
+const PdfViewer = lazy(() => import('./pdf-viewer').then((m) => ({ default: m.PdfViewer })));
+const CodeViewer = lazy(() => import('./code-viewer').then((m) => ({ default: m.CodeViewer })));
+const MarkdownViewer = lazy(() => import('./markdown-viewer').then((m) => ({ default: m.MarkdownViewer })));
+
+export function viewerOf(file: { viewer?: string; mime: string; name: string }): string {
+  return file.viewer && file.viewer !== 'auto' ? file.viewer : viewerForFile(file);
+}
+
+export function FileViewer({ item }: { item: CanvasItem }) {
+  return (
+    <Suspense fallback={<p className="viewer-loading">Loading the viewer…</p>}>
+      <ChosenViewer item={item} />
+    </Suspense>
+  );
+}
+
+function ChosenViewer({ item }: { item: CanvasItem }) {
+  if (item.kind === 'frame') return <FrameViewer url={item.url} title={item.title} />;
+  const { fileId, name, mime, size } = item;
+  switch (viewerOf(item)) {
+    case 'image':
+      return <ImageViewer fileId={fileId} name={name} />;
+    case 'pdf':
+      return <PdfViewer fileId={fileId} name={name} />;
+    case 'html':
+      return <HtmlViewer fileId={fileId} name={name} size={size} />;
+    case 'markdown':
+      return <MarkdownViewer fileId={fileId} size={size} />;
+    case 'code':
+      return <CodeViewer fileId={fileId} name={name} size={size} highlight />;
+    case 'text':
+      return <CodeViewer fileId={fileId} name={name} size={size} highlight={false} />;
+    case 'csv':
+      return <TableViewer fileId={fileId} name={name} mime={mime} size={size} />;
+    case 'json':
+      return <JsonViewer fileId={fileId} size={size} />;
+    case 'audio':
+      return <MediaViewer fileId={fileId} name={name} kind="audio" />;
+    case 'video':
+      return <MediaViewer fileId={fileId} name={name} kind="video" />;
+    default:
+      return <DownloadViewer fileId={fileId} name={name} mime={mime} size={size} />;
+  }
+}
