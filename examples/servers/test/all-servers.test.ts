@@ -21,7 +21,7 @@ const TOOLS: Record<ServerName, string[]> = {
   slow: ['crash', 'hang', 'slow_task'],
   escape: ['artifact_path', 'symlink_artifact', 'write_outside'],
   media: ['make_audio', 'make_image', 'make_link', 'make_resource'],
-  xfile: ['describe_image'],
+  xfile: ['describe_image', 'review_document'],
 };
 
 // Every example runs both ways from the same file, as ferry.config.json starts it.

@@ -25,12 +25,7 @@ export {
   type StorageFlags,
   storageConfigSchema,
 } from './config/schema.js';
-export {
-  createPostgresConversationStore,
-  createSqliteConversationStore,
-  type PostgresConversationStoreOptions,
-  type SqliteConversationStoreOptions,
-} from './conversations/dialects.js';
+export { conversationStoreOf } from './conversations/dialects.js';
 export type {
   ConversationListOptions,
   ConversationRecord,

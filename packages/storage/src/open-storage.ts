@@ -8,7 +8,7 @@ import { createPostgresCatalog } from './catalog/postgres.js';
 import { createSqliteCatalog } from './catalog/sqlite.js';
 import type { Catalog } from './catalog/types.js';
 import type { StorageConfig } from './config/schema.js';
-import { createPostgresConversationStore, createSqliteConversationStore } from './conversations/dialects.js';
+import { conversationStoreOf } from './conversations/dialects.js';
 import type { ConversationStore } from './conversations/types.js';
 import { createFileStore, type FileStore, type FileStoreOptions } from './store/file-store.js';
 import { createTokenSigner, type TokenSigner } from './tokens/token-signer.js';
@@ -42,13 +42,7 @@ export async function openStorage(
   }
   const tokens = createTokens(config);
   const files = createFileStore({ blobs, catalog, config, tokens: tokens.signer, ...overrides });
-  let conversations: ConversationStore;
-  try {
-    conversations = await createConversations(config, overrides.now);
-  } catch (error) {
-    await files.close();
-    throw error;
-  }
+  const conversations = conversationStoreOf(catalog, overrides.now ? { now: overrides.now } : {});
   return {
     files,
     conversations,
@@ -81,18 +75,6 @@ function createCatalog(config: StorageConfig): Promise<Catalog> {
   return createPostgresCatalog({
     connectionString: catalog.url,
     ...(catalog.schema ? { schema: catalog.schema } : {}),
-  });
-}
-
-function createConversations(config: StorageConfig, now?: () => Date): Promise<ConversationStore> {
-  const catalog = config.catalog;
-  const clock = now ? { now } : {};
-  if (catalog.driver === 'sqlite')
-    return createSqliteConversationStore({ filename: catalog.filename, ...clock });
-  return createPostgresConversationStore({
-    connectionString: catalog.url,
-    ...(catalog.schema ? { schema: catalog.schema } : {}),
-    ...clock,
   });
 }
 

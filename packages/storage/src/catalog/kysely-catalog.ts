@@ -36,6 +36,7 @@ export function createKyselyCatalog(
 
   return {
     dialect: traits.dialect,
+    database: { db, traits },
     migrate: () => migrateCatalog(db as Kysely<unknown>, traits),
     ...userMethods(deps),
     ...fileWrites(deps, get),

@@ -1,5 +1,8 @@
 // The catalog's public shapes. Rows come back camelCased and typed the same on every dialect:
 // sizes are numbers, timestamps Dates, `persist` a boolean, `info` parsed JSON.
+import type { Kysely } from 'kysely';
+import type { CatalogTables } from './tables.js';
+import type { CatalogTraits } from './traits.js';
 
 export type FileSource = 'uploaded' | 'generated' | 'deferred';
 
@@ -127,6 +130,11 @@ export interface UserRecord {
 export interface Catalog {
   /** 'sqlite' | 'postgres', for logs and tests. */
   readonly dialect: string;
+  /**
+   * The catalog's own database connection, for stores that keep their tables in it (the
+   * conversations): one connection pool per database, one migration list. Never for file rows.
+   */
+  readonly database: { readonly db: Kysely<CatalogTables>; readonly traits: CatalogTraits };
   /** Runs pending migrations; safe to call again and from several instances at once. */
   migrate(): Promise<void>;
 

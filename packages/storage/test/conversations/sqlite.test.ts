@@ -2,20 +2,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteCatalog } from '../../src/catalog/sqlite.js';
-import { createSqliteConversationStore } from '../../src/conversations/dialects.js';
+import type { Catalog } from '../../src/catalog/types.js';
+import { conversationStoreOf } from '../../src/conversations/dialects.js';
 import { describeConversationStore } from './conversation-suite.js';
 
 describeConversationStore('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-conversations-'));
   const filename = join(dir, 'catalog.sqlite');
-  // The catalog opens (and migrates) the same file first, as openStorage does.
-  const catalog = await createSqliteCatalog({ filename });
-  const open = () => createSqliteConversationStore({ filename });
+  // As openStorage does: the catalog opens (and migrates) the file, the store shares it.
+  const catalogs: Catalog[] = [await createSqliteCatalog({ filename })];
   return {
-    store: await open(),
-    reopen: open,
+    store: conversationStoreOf(catalogs[0] as Catalog),
+    // A second catalog on the same file: what it reads was on disk.
+    reopen: async () => {
+      const catalog = await createSqliteCatalog({ filename });
+      catalogs.push(catalog);
+      return conversationStoreOf(catalog);
+    },
     cleanup: async () => {
-      await catalog.close();
+      for (const catalog of catalogs) await catalog.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
