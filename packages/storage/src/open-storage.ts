@@ -35,7 +35,7 @@ export async function openStorage(
   const blobs = createBlobs(config);
   let catalog: Catalog;
   try {
-    catalog = await createCatalog(config);
+    catalog = await createCatalog(config, overrides.now);
   } catch (error) {
     await blobs.close?.();
     throw error;
@@ -69,12 +69,15 @@ function createBlobs(config: StorageConfig): BlobDriver {
   });
 }
 
-function createCatalog(config: StorageConfig): Promise<Catalog> {
+/** `now` is the FileStore's clock too: rows are stamped by the same time the sweeper compares. */
+function createCatalog(config: StorageConfig, now?: () => Date): Promise<Catalog> {
   const catalog = config.catalog;
-  if (catalog.driver === 'sqlite') return createSqliteCatalog({ filename: catalog.filename });
+  const clock = now ? { now } : {};
+  if (catalog.driver === 'sqlite') return createSqliteCatalog({ filename: catalog.filename, ...clock });
   return createPostgresCatalog({
     connectionString: catalog.url,
     ...(catalog.schema ? { schema: catalog.schema } : {}),
+    ...clock,
   });
 }
 

@@ -26,13 +26,17 @@ export interface Sessions {
   touch(owner: string, id: string): void;
   /** Ends it now; returns how many session-only files were deleted. */
   end(owner: string, id: string): Promise<number>;
-  /** Ends every session idle past its expiry. */
+  /**
+   * Ends every session idle past its expiry: those this instance saw, and those it never saw
+   * (made before a restart, or by another instance) whose newest session file is older than the
+   * idle time; a session still in use here is never ended that way.
+   */
   expire(): Promise<number>;
   readonly size: number;
 }
 
 export interface SessionsOptions {
-  files: Pick<FileStore, 'endSession'>;
+  files: Pick<FileStore, 'endSession' | 'idleSessions'>;
   idleMinutes: number;
   /** @default Date.now */
   now?: () => number;
@@ -84,6 +88,9 @@ export function createSessions(options: SessionsOptions): Sessions {
       for (const key of ended) lastSeen.delete(key);
       let deleted = 0;
       for (const key of ended) deleted += await options.files.endSession(key);
+      for (const key of await options.files.idleSessions(new Date(cutoff))) {
+        if (!lastSeen.has(key)) deleted += await options.files.endSession(key);
+      }
       return deleted;
     },
     get size() {

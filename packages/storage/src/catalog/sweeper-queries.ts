@@ -6,7 +6,7 @@ import type { Catalog } from './types.js';
 // The only queries that look across owners: the retention sweeper's and the admin totals.
 // None of them is reachable from a user-facing route with a user's input.
 
-type SweeperQueries = Pick<Catalog, 'stats' | 'expired' | 'sessionFiles' | 'stalePending'>;
+type SweeperQueries = Pick<Catalog, 'stats' | 'expired' | 'sessionFiles' | 'idleSessions' | 'stalePending'>;
 
 export function sweeperQueries({ db, traits }: CatalogDeps): SweeperQueries {
   const ready = () => db.selectFrom('files').selectAll().where('status', '=', 'ready');
@@ -50,6 +50,20 @@ export function sweeperQueries({ db, traits }: CatalogDeps): SweeperQueries {
         .orderBy('created_at', 'asc')
         .execute();
       return rows.map(toFileRecord);
+    },
+
+    async idleSessions(lastFileBefore, limit = 1000) {
+      const rows = await db
+        .selectFrom('files')
+        .select('session_id')
+        .where('status', '=', 'ready')
+        .where('session_id', 'is not', null)
+        .where('persist', '=', encodeBool(traits, false))
+        .groupBy('session_id')
+        .having(({ fn }) => fn.max('created_at'), '<', encodeTime(traits, lastFileBefore))
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.session_id as string);
     },
 
     async stalePending(olderThan, limit = 1000) {

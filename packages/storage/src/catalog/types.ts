@@ -168,6 +168,11 @@ export interface Catalog {
   expired(now: Date, limit: number): Promise<FileRecord[]>;
   /** Ready session-only rows of a session (to delete when it ends). */
   sessionFiles(sessionId: string): Promise<FileRecord[]>;
+  /**
+   * Sessions that still hold session-only files, the newest stored before `lastFileBefore`: what
+   * a restarted Ferry (which remembers no session) must end once they have been idle long enough.
+   */
+  idleSessions(lastFileBefore: Date, limit?: number): Promise<string[]>;
   /** Pending rows created before `olderThan`: uploads a crash interrupted. */
   stalePending(olderThan: Date, limit?: number): Promise<PendingFile[]>;
 

@@ -85,6 +85,8 @@ export interface FileStore {
   stats(): ReturnType<Catalog['stats']>;
   /** Deletes the session-only files of a session; returns how many. */
   endSession(sessionId: string): Promise<number>;
+  /** Sessions with session-only files whose newest was stored before `lastFileBefore`. */
+  idleSessions(lastFileBefore: Date): Promise<string[]>;
   /** Removes expired files, crash leftovers and partial blobs. */
   sweep(): Promise<SweepResult>;
   signDownload(owner: string, fileId: string, ttlSeconds?: number): string;
@@ -233,6 +235,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
       return { ...(await catalog.usage(owner)), quotaBytes: flags.user_quota_bytes };
     },
     stats: () => catalog.stats(),
+    idleSessions: (lastFileBefore) => catalog.idleSessions(lastFileBefore),
     endSession: async (sessionId) => {
       const files = await catalog.sessionFiles(sessionId);
       for (const file of files) await removeRow(file.owner, file.id);

@@ -63,6 +63,21 @@ export function sweeperTests(ctx: CatalogContext): void {
     expect(await ctx.catalog.sessionFiles(`${session}-none`)).toEqual([]);
   });
 
+  it('idleSessions names sessions whose newest session-only file is older than the cutoff', async () => {
+    const owner = await newUser(ctx.catalog);
+    const session = `session-${randomUUID()}`;
+    const kept = `session-${randomUUID()}`;
+    await addFile(ctx.catalog, owner, 'temp.txt', { sessionId: session, persist: false });
+    await addFile(ctx.catalog, owner, 'saved.txt', { sessionId: kept, persist: true });
+    const future = new Date(Date.now() + 60_000);
+    const idle = await ctx.catalog.idleSessions(future, 100_000);
+    expect(idle).toContain(session);
+    // A session with only saved files has nothing to end.
+    expect(idle).not.toContain(kept);
+    // Its newest file is newer than a cutoff in the past: not idle.
+    expect(await ctx.catalog.idleSessions(new Date(Date.now() - 60_000), 100_000)).not.toContain(session);
+  });
+
   it('stalePending returns pending rows created before the cutoff, with their blob keys', async () => {
     const owner = await newUser(ctx.catalog);
     const pending = await ctx.catalog.insertPending({
