@@ -2,7 +2,8 @@
 // tsx and the ferry-source condition, as `npm start` does): a fresh temporary directory as cwd
 // (own data dir), the example servers of ferry.config.json, the slow server with scaled-down
 // timeouts (notices at 3/4/5 s, timeout at 6 s instead of 15/20/25/30 s), a random loopback port,
-// and the built web app. Prints `FERRY_URL=<url>` once listening; stops on SIGTERM.
+// the built web app, and a model when FERRY_LLM_* are set (chat.spec.ts). Prints
+// `FERRY_URL=<url>` once listening; stops on SIGTERM.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,6 +44,10 @@ async function main(): Promise<void> {
   await symlink(join(REPO_ROOT, 'apps/web/dist'), join(dir, 'apps/web/dist'), 'dir');
 
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  // A model for the chat tests (spawn-ferry.ts); empty values mean none.
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('FERRY_LLM_') && value) env[key] = value;
+  }
   const server = await startServer({
     configPath,
     cwd: dir,

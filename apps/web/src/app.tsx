@@ -12,8 +12,9 @@ import type {
   StatusDto,
   UiFile,
 } from './api/types';
+import { ChatPanel } from './chat/chat-panel';
 import { CanvasPanel } from './components/canvas-panel';
-import { ChatPlaceholder } from './components/chat-placeholder';
+import { ChatPlaceholder, isModelConfigured } from './components/chat-placeholder';
 import { ElicitationDialog } from './components/elicitation-dialog';
 import { ResizeHandle } from './components/resize-handle';
 import { StatusBar } from './components/status-bar';
@@ -178,6 +179,8 @@ export function App() {
             <h2 className="panel-title">{view === 'tools' ? 'Run a tool' : 'Chat'}</h2>
             {view === 'tools' ? (
               <ToolRunner servers={servers} onEvent={onAnyEvent} onSettled={onSettled} onOpen={openUiFile} />
+            ) : status && isModelConfigured(status.llm) ? (
+              <ChatPanel model={status.llm} />
             ) : (
               <ChatPlaceholder llm={status?.llm} onUseTools={() => setView('tools')} />
             )}

@@ -1,0 +1,209 @@
+// The chat: conversations on the left; on the right the messages (the answer streams in token by
+// token, tool calls are cards whose files open on the canvas) and the composer (Enter sends,
+// Shift+Enter is a new line, Stop cancels the streaming turn). The file list Ferry sends the model
+// with each message is never shown: the API stores the user's text as typed.
+import './chat.css';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { UiFile } from '../api/types';
+import { errorTitle } from '../lib/friendly-error';
+import { FriendlyErrorBox } from '../runner/result-view';
+import { useApp } from '../state/app-context';
+import type { ChatEntry } from './chat-model';
+import { ConversationList } from './conversation-list';
+import { ToolCard } from './tool-card';
+import { useChat } from './use-chat';
+
+export function ChatPanel({ model }: { model: string }) {
+  const { refreshFiles, toast, openFile } = useApp();
+  const chat = useChat({ onToolFinished: refreshFiles, onError: (text) => toast(text, 'error') });
+  const onOpen = useCallback((file: UiFile) => openFile(file), [openFile]);
+  const title = chat.conversations.find((c) => c.id === chat.selectedId)?.title;
+  return (
+    <div className="chat-host">
+      <div className="chat" data-testid="chat">
+        <ConversationList
+          conversations={chat.conversations}
+          selectedId={chat.selectedId}
+          error={chat.listError}
+          disabled={chat.streaming}
+          onNew={() => void chat.create()}
+          onSelect={chat.select}
+          onRename={(id, t) => void chat.rename(id, t)}
+          onDelete={(id) => void chat.remove(id)}
+        />
+        <section className="chat-main" aria-label={title ? `Conversation: ${title}` : 'Conversation'}>
+          <Messages
+            entries={chat.entries}
+            loading={chat.loading}
+            streaming={chat.streaming}
+            model={model}
+            onOpen={onOpen}
+          />
+          <Composer
+            streaming={chat.streaming}
+            stopping={chat.stopping}
+            onSend={(text) => void chat.send(text)}
+            onStop={() => void chat.stop()}
+          />
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function Messages({
+  entries,
+  loading,
+  streaming,
+  model,
+  onOpen,
+}: {
+  entries: readonly ChatEntry[];
+  loading: boolean;
+  streaming: boolean;
+  model: string;
+  onOpen(file: UiFile): void;
+}) {
+  const end = useRef<HTMLDivElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  // Follow the answer while it grows, unless the user scrolled up to read.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every change of the entries
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 160) end.current?.scrollIntoView({ block: 'end' });
+  }, [entries]);
+  const waiting = streaming && !entries.some((e) => e.kind === 'assistant' && e.live);
+  return (
+    <div className="chat-messages" ref={box} data-testid="chat-messages" aria-busy={streaming}>
+      {loading && <p className="muted">Loading…</p>}
+      {!loading && entries.length === 0 && (
+        <div className="chat-empty">
+          <h3>Ask about your files</h3>
+          <p className="muted">
+            The model ({model}) sees the names of the files in My Files and can run the tools on them. Files
+            the tools make show up here and open on the canvas.
+          </p>
+        </div>
+      )}
+      <ol className="chat-entries" aria-live="polite" aria-relevant="additions">
+        {entries.map((entry) => (
+          <li key={entry.key} className={`chat-entry ${entry.kind}`}>
+            <Entry entry={entry} onOpen={onOpen} />
+          </li>
+        ))}
+      </ol>
+      {waiting && (
+        <p className="muted small chat-thinking" role="status">
+          Working…
+        </p>
+      )}
+      <div ref={end} />
+    </div>
+  );
+}
+
+function Entry({ entry, onOpen }: { entry: ChatEntry; onOpen(file: UiFile): void }) {
+  switch (entry.kind) {
+    case 'user':
+      return (
+        <div className="chat-bubble user" data-testid="chat-user">
+          <span className="sr-only">You said: </span>
+          {entry.text}
+        </div>
+      );
+    case 'assistant':
+      return (
+        <div
+          className={`chat-bubble assistant${entry.live ? ' live' : ''}`}
+          data-testid="chat-assistant"
+          data-live={entry.live}
+        >
+          <span className="sr-only">The model said: </span>
+          {entry.text}
+          {entry.live && <span className="chat-caret" aria-hidden="true" />}
+          {entry.status === 'cancelled' && <span className="badge chat-badge">stopped</span>}
+          {entry.status === 'incomplete' && <span className="badge chat-badge">incomplete</span>}
+        </div>
+      );
+    case 'tool':
+      return <ToolCard entry={entry} onOpen={onOpen} />;
+    case 'error':
+      return (
+        <div data-testid="chat-error">
+          <FriendlyErrorBox
+            error={{ title: errorTitle(entry.code), message: entry.message, code: entry.code }}
+          />
+        </div>
+      );
+    case 'notice':
+      return (
+        <p className="chat-notice" data-testid="chat-notice" role="status">
+          {entry.text}
+        </p>
+      );
+  }
+}
+
+function Composer({
+  streaming,
+  stopping,
+  onSend,
+  onStop,
+}: {
+  streaming: boolean;
+  stopping: boolean;
+  onSend(text: string): void;
+  onStop(): void;
+}) {
+  const [text, setText] = useState('');
+  const field = useRef<HTMLTextAreaElement>(null);
+  const submit = () => {
+    if (streaming || text.trim() === '') return;
+    onSend(text);
+    setText('');
+  };
+  useEffect(() => {
+    if (!streaming) field.current?.focus();
+  }, [streaming]);
+  return (
+    <form
+      className="chat-composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <label htmlFor="chat-input" className="sr-only">
+        Message
+      </label>
+      <textarea
+        id="chat-input"
+        ref={field}
+        data-testid="chat-input"
+        rows={3}
+        value={text}
+        disabled={streaming}
+        placeholder={
+          streaming ? 'The model is replying…' : 'Ask about your files (Enter sends, Shift+Enter: new line)'
+        }
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+            event.preventDefault();
+            submit();
+          }
+        }}
+      />
+      {streaming ? (
+        <button type="button" className="danger" onClick={onStop} disabled={stopping} data-testid="chat-stop">
+          {stopping ? 'Stopping…' : 'Stop'}
+        </button>
+      ) : (
+        <button type="submit" className="primary" disabled={text.trim() === ''} data-testid="chat-send">
+          Send
+        </button>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,117 @@
+// One tool call of a chat turn as a collapsible card: server › tool, status, live progress and
+// the 15/20/25 s notices while it runs, then the files it stored (the runner's chips, opening on
+// the canvas), the error if any, and what the model read.
+import type { UiFile } from '../api/types';
+import { errorTitle } from '../lib/friendly-error';
+import { FileChips, FriendlyErrorBox } from '../runner/result-view';
+import type { ToolEntry } from './chat-model';
+
+const STATUS_TEXT: Record<ToolEntry['status'], string> = {
+  pending: 'Waiting',
+  running: 'Running…',
+  finished: 'Finished',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  rejected: 'Not run',
+};
+
+function summaryOf(entry: ToolEntry): string {
+  if (entry.status === 'running' || entry.status === 'pending') return '';
+  const files = entry.files.length;
+  if (entry.error) return entry.error.message;
+  if (files > 0) return `${files} file${files === 1 ? '' : 's'} stored`;
+  return '';
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+const MAX_SHOWN = 4000;
+const shorten = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+
+export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiFile): void }) {
+  const running = entry.status === 'running' || entry.status === 'pending';
+  const shown = entry.status === 'finished' && entry.isError ? 'failed' : entry.status;
+  const percent = entry.progress?.percent;
+  const summary = summaryOf(entry);
+  const label = entry.server && entry.tool ? `${entry.server} › ${entry.tool}` : entry.name;
+  return (
+    <article
+      className={`chat-tool ${shown}`}
+      data-testid="chat-tool"
+      data-status={entry.status}
+      data-tool={entry.tool ?? entry.name}
+      aria-label={`Tool call ${label}`}
+    >
+      <details open={running || undefined}>
+        <summary>
+          <span className="chat-tool-name">{label}</span>
+          <span className={`call-status ${shown}`} data-testid="chat-tool-status">
+            {entry.status === 'finished' && entry.isError
+              ? 'Finished with an error'
+              : STATUS_TEXT[entry.status]}
+          </span>
+          {summary && <span className="muted small chat-tool-summary">{summary}</span>}
+        </summary>
+        <div className="chat-tool-body">
+          {entry.arguments && entry.arguments !== '{}' && (
+            <div>
+              <h4>Arguments</h4>
+              <pre className="chat-pre">{pretty(entry.arguments)}</pre>
+            </div>
+          )}
+          {running && (
+            <div className="call-progress">
+              <progress
+                max={100}
+                value={percent}
+                aria-label="Progress"
+                aria-valuetext={
+                  entry.progress?.message ?? (percent === undefined ? 'working' : `${Math.round(percent)} %`)
+                }
+              />
+              <span className="progress-message" aria-live="polite">
+                {percent !== undefined && `${Math.round(percent)} % `}
+                {entry.progress?.message ?? ''}
+              </span>
+            </div>
+          )}
+          {entry.notices.length > 0 && (
+            <ol className="notices" aria-label="Notices">
+              {entry.notices.map((notice) => (
+                <li key={`${notice.kind}-${notice.afterSeconds}`} className={`notice ${notice.kind}`}>
+                  <span className="notice-time">{Math.round(notice.afterSeconds * 10) / 10} s</span>{' '}
+                  {notice.message}
+                </li>
+              ))}
+            </ol>
+          )}
+          {entry.error && (
+            <FriendlyErrorBox
+              error={{
+                title: errorTitle(entry.error.code),
+                message: entry.error.message,
+                code: entry.error.code,
+              }}
+            />
+          )}
+          {entry.content !== undefined && (
+            <div>
+              <h4>Result (what the model read)</h4>
+              <pre className="chat-pre" data-testid="chat-tool-result">
+                {shorten(pretty(entry.content))}
+              </pre>
+            </div>
+          )}
+        </div>
+      </details>
+      {/* The files stay visible when the card is folded: they are what the user came for. */}
+      <FileChips files={entry.files} onOpen={onOpen} />
+    </article>
+  );
+}
