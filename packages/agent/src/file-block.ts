@@ -51,9 +51,11 @@ export function toEntry(record: FileRecord): FileContextEntry {
       ...(info.height === undefined ? {} : { height: info.height }),
       ...(info.pages === undefined ? {} : { pages: info.pages }),
     },
-    // The catalog does not keep a deferred artifact's `reason`; its description says what is
-    // pending ("Draft notes on the report, to complete"), which is what the block is for.
-    ...(record.source === 'deferred' && record.description ? { deferredReason: record.description } : {}),
+    // The tool's own reason (v2.1 §7); a deferred file stored without one falls back to its
+    // description, which says what is pending.
+    ...(record.source === 'deferred' && (info.deferredReason ?? record.description)
+      ? { deferredReason: info.deferredReason ?? record.description ?? '' }
+      : {}),
   };
 }
 

@@ -157,7 +157,8 @@ describe('a turn that calls the CSV report tool by file name', () => {
     const block = lastUser(h.model.requests[0] as RecordedRequest);
     expect(block).toMatch(/- report\.html \(generated \d{4}-\d\d-\d\d, [\d.]+ KB\)/);
     expect(block).toMatch(/- chart\.png \(generated \d{4}-\d\d-\d\d, [\d.]+ KB, 640×360 px\)/);
-    expect(block).toContain('- notes.md (deferred, Draft notes on the report, to complete)');
+    // The tool's own reason (needs_editing), kept with the file.
+    expect(block).toContain('- notes.md (deferred, needs editing)');
     expect(h.model.requests[0]?.body.messages.map((m) => m.role)).toEqual([
       'system',
       'user',

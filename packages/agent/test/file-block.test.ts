@@ -35,13 +35,20 @@ describe('the file block', () => {
         info: { width: 640, height: 360 },
       }),
       record(3, { name: 'notes.md', source: 'deferred', description: 'Draft, to complete' }),
+      record(4, {
+        name: 'plan.docx',
+        source: 'deferred',
+        description: 'A plan',
+        info: { deferredReason: 'awaiting_review', nextActions: ['review'] },
+      }),
     ];
-    const block = await buildFileBlock({ list: async () => ({ items, total: 3 }) }, 'o');
+    const block = await buildFileBlock({ list: async () => ({ items, total: 4 }) }, 'o');
     expect(block).toBe(
       [
         '[SYSTEM: Available files in current session:',
         '- file-00001.csv (uploaded 2026-01-01, 1 KB, 10 rows, 2 columns)',
         '- chart.png (generated 2026-01-01, 1 KB, 640×360 px)',
+        '- plan.docx (deferred, awaiting review)',
         '- notes.md (deferred, Draft, to complete)',
         'End available files]',
       ].join('\n'),

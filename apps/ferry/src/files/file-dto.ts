@@ -25,6 +25,8 @@ export const FileDtoSchema = z
         width: z.number().optional(),
         height: z.number().optional(),
         pages: z.number().optional(),
+        deferredReason: z.string().optional().describe("A deferred artifact's reason (v2.1 §7)"),
+        nextActions: z.array(z.string()).optional().describe("A deferred artifact's next_actions"),
       })
       .nullable(),
   })

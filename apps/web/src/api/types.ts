@@ -17,7 +17,15 @@ export interface FileDto {
   temporary: boolean;
   expiresAt: string | null;
   createdAt: string;
-  info: { rows?: number; columns?: number; width?: number; height?: number; pages?: number } | null;
+  info: {
+    rows?: number;
+    columns?: number;
+    width?: number;
+    height?: number;
+    pages?: number;
+    deferredReason?: string;
+    nextActions?: string[];
+  } | null;
 }
 
 export interface MeDto {

@@ -39,7 +39,15 @@ export function FileRow({ file, actions, now }: { file: FileDto; actions: FileRo
       </div>
       {file.source === 'deferred' && (
         <div className="deferred-info">
+          {file.info?.deferredReason && (
+            <p className="deferred-reason">Waiting: {file.info.deferredReason.replace(/_/g, ' ')}</p>
+          )}
           {file.description && <p>{file.description}</p>}
+          {file.info?.nextActions && file.info.nextActions.length > 0 && (
+            <p className="deferred-next">
+              Next: {file.info.nextActions.map((a) => a.replace(/_/g, ' ')).join(', ')}
+            </p>
+          )}
           {expiry && <p className={expiry === 'expired' ? 'expired' : 'expiry'}>{expiry}</p>}
         </div>
       )}

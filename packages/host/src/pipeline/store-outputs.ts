@@ -72,7 +72,13 @@ export async function storeOutputs(input: StoreOutputsInput): Promise<StoreOutpu
       sessionId: input.sessionId ?? null,
     };
     if (temporary) options.persist = false;
-    if (output.deferred) options.expiresHours = output.deferred.expiresHours;
+    if (output.deferred) {
+      options.expiresHours = output.deferred.expiresHours;
+      options.deferred = {
+        ...(output.deferred.reason !== undefined && { reason: output.deferred.reason }),
+        nextActions: output.deferred.nextActions,
+      };
+    }
     if (input.signal) options.signal = input.signal;
     try {
       const record = await input.files.put(input.owner, output.name, body, options);

@@ -102,7 +102,12 @@ describe('the report example over stdio', () => {
     const names = response.forUi.files.map((f) => f.name).sort();
     expect(names).toEqual(['chart.png', 'notes.md', 'report.html']);
     expect(response.forUi.display).toMatchObject({ openCanvas: true, primaryFile: 'report.html' });
-    expect(response.forUi.files.find((f) => f.name === 'notes.md')).toMatchObject({ deferred: true });
+    const notes = response.forUi.files.find((f) => f.name === 'notes.md');
+    expect(notes).toMatchObject({ deferred: true });
+    // The deferred artifact's reason and next actions are kept with the file (v2.1 §7).
+    const stored = await storage.files.stat(users.alice as string, { id: notes?.id as string });
+    expect(stored.info).toMatchObject({ deferredReason: 'needs_editing', nextActions: expect.any(Array) });
+    expect(stored.info?.nextActions?.length).toBeGreaterThan(0);
     expect(response.forUi.files.find((f) => f.name === 'chart.png')).toMatchObject({
       mime: 'image/png',
       viewer: 'image',

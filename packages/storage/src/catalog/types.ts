@@ -13,6 +13,10 @@ export interface FileInfo {
   width?: number;
   height?: number;
   pages?: number;
+  /** A deferred artifact's v2.1 §7 `reason` (e.g. `needs_editing`). */
+  deferredReason?: string;
+  /** A deferred artifact's `next_actions`: what the user may do with it next. */
+  nextActions?: string[];
 }
 
 /** A stored, ready version of a logical file. */

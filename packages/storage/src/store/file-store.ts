@@ -10,7 +10,15 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FerryError, isValidUsername, normalizeFilename, OCTET_STREAM } from '@ferry/contract';
 import type { BlobDriver, ByteRange } from '../blob/driver.js';
-import type { Catalog, FileRecord, FileSource, ListOptions, ListResult, Usage } from '../catalog/types.js';
+import type {
+  Catalog,
+  FileInfo,
+  FileRecord,
+  FileSource,
+  ListOptions,
+  ListResult,
+  Usage,
+} from '../catalog/types.js';
 import { type EffectiveFlags, effectiveFlags } from '../config/flags.js';
 import type { StorageConfig } from '../config/schema.js';
 import type { TokenSigner, TokenVerification } from '../tokens/token-signer.js';
@@ -44,6 +52,8 @@ export interface PutOptions {
   expiresAt?: Date | null;
   /** For deferred files. @default the deferred_expires_hours flag (72) */
   expiresHours?: number;
+  /** For deferred files: why it waits and what can be done next, kept in the file's info. */
+  deferred?: { reason?: string; nextActions?: string[] };
   /** Aborting stops the upload and removes every partial byte. */
   signal?: AbortSignal;
 }
@@ -169,7 +179,13 @@ export function createFileStore(options: FileStoreOptions): FileStore {
         head,
         readRange: (start, end) => readBlobRange(blobs, pending.blobKey, start, end),
       });
-      return await catalog.finalize(owner, pending.id, { size, sha256, mime, info });
+      const deferred = deferredInfo(opts.deferred);
+      return await catalog.finalize(owner, pending.id, {
+        size,
+        sha256,
+        mime,
+        info: deferred ? { ...info, ...deferred } : info,
+      });
     } catch (error) {
       await blobs.delete(pending.blobKey).catch(() => undefined);
       await catalog.delete(owner, pending.id).catch(() => undefined);
@@ -329,4 +345,27 @@ async function streamInto(
   const { size } = inspector.result();
   if (stored.size !== size)
     throw new Error(`[ferry/storage] blob driver stored ${stored.size} of ${size} bytes`);
+}
+
+const MAX_DEFERRED_TEXT = 200;
+const MAX_NEXT_ACTIONS = 10;
+
+/** A tool's words, bounded: they go into every prompt's file block. */
+function deferredInfo(deferred: PutOptions['deferred']): FileInfo | undefined {
+  if (!deferred) return undefined;
+  const clip = (text: string) =>
+    text
+      .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+      .trim()
+      .slice(0, MAX_DEFERRED_TEXT);
+  const reason = typeof deferred.reason === 'string' ? clip(deferred.reason) : '';
+  const nextActions = (Array.isArray(deferred.nextActions) ? deferred.nextActions : [])
+    .filter((action): action is string => typeof action === 'string')
+    .map(clip)
+    .filter(Boolean)
+    .slice(0, MAX_NEXT_ACTIONS);
+  const info: FileInfo = {};
+  if (reason) info.deferredReason = reason;
+  if (nextActions.length > 0) info.nextActions = nextActions;
+  return Object.keys(info).length > 0 ? info : undefined;
 }
