@@ -51,7 +51,15 @@ test('a chat turn runs the report tool on an uploaded CSV and opens the report i
         { id: 'call-1', name: 'report__csv_report', arguments: { filename: name, title: 'Chat sales' } },
       ],
     },
-    { text: ['The report ', 'is ready: ', 'report.html shows ', '4 regions.'] },
+    {
+      text: [
+        'The report ',
+        'is ready: ',
+        '**report.html** shows ',
+        '4 regions.',
+        '\n\n<img src=x onerror="window.__chatXss=1">',
+      ],
+    },
   ]);
   await openChat(page);
   await page
@@ -68,6 +76,10 @@ test('a chat turn runs the report tool on an uploaded CSV and opens the report i
   const answers = page.getByTestId('chat-assistant');
   await expect(answers.first()).toContainText(`I will run the report on ${name}.`);
   await expect(answers.last()).toContainText('The report is ready: report.html shows 4 regions.');
+  // A finished answer is markdown, sanitized: bold renders, an injected handler never runs.
+  await expect(answers.last().locator('strong')).toHaveText('report.html');
+  expect(await page.evaluate(() => (window as unknown as { __chatXss?: number }).__chatXss)).toBeUndefined();
+  await expect(answers.last().locator('img[onerror]')).toHaveCount(0);
 
   const card = page.getByTestId('chat-tool');
   await expect(card).toHaveCount(1);

@@ -3,11 +3,12 @@
 // Shift+Enter is a new line, Stop cancels the streaming turn). The file list Ferry sends the model
 // with each message is never shown: the API stores the user's text as typed.
 import './chat.css';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { UiFile } from '../api/types';
 import { errorTitle } from '../lib/friendly-error';
 import { FriendlyErrorBox } from '../runner/result-view';
 import { useApp } from '../state/app-context';
+import { renderMarkdown } from '../viewers/markdown-viewer';
 import type { ChatEntry } from './chat-model';
 import { ConversationList } from './conversation-list';
 import { ToolCard } from './tool-card';
@@ -103,6 +104,17 @@ function Messages({
   );
 }
 
+/**
+ * A finished answer as markdown, sanitized by DOMPurify (renderMarkdown): a model may echo raw
+ * HTML it read in a tool result, which must never run in Ferry's origin. While tokens stream the
+ * text stays plain, so half-written markdown does not jump around.
+ */
+function AssistantMarkdown({ text }: { text: string }) {
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized by DOMPurify in renderMarkdown
+  return <div className="markdown-body chat-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
 function Entry({ entry, onOpen }: { entry: ChatEntry; onOpen(file: UiFile): void }) {
   switch (entry.kind) {
     case 'user':
@@ -120,7 +132,7 @@ function Entry({ entry, onOpen }: { entry: ChatEntry; onOpen(file: UiFile): void
           data-live={entry.live}
         >
           <span className="sr-only">The model said: </span>
-          {entry.text}
+          {entry.live ? entry.text : <AssistantMarkdown text={entry.text} />}
           {entry.live && <span className="chat-caret" aria-hidden="true" />}
           {entry.status === 'cancelled' && <span className="badge chat-badge">stopped</span>}
           {entry.status === 'incomplete' && <span className="badge chat-badge">incomplete</span>}
