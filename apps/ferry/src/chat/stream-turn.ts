@@ -6,9 +6,8 @@ import type { Agent, AgentEvent, AgentHost, AgentMessage } from '@ferry/agent';
 import type { ConversationStore } from '@ferry/storage';
 import type { FastifyReply } from 'fastify';
 import type { PathRedactor } from '../http/redact-paths.js';
+import { openSseStream } from '../http/sse.js';
 import type { ChatTurns } from './chat-turns.js';
-
-const HEARTBEAT_MS = 15_000;
 
 export interface StreamTurnInput {
   reply: FastifyReply;
@@ -29,34 +28,13 @@ export interface StreamTurnInput {
 
 export async function streamTurn(input: StreamTurnInput): Promise<void> {
   const { reply, slot, conversations, user, conversationId } = input;
-  // Headers set before the hijack (X-Ferry-Session, nosniff, no-store) go out with the stream.
-  const headers = Object.fromEntries(
-    Object.entries(reply.getHeaders()).filter(
-      (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
-    ),
-  );
-  reply.hijack();
-  const out = reply.raw;
-  out.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-accel-buffering': 'no',
-    connection: 'keep-alive',
-  });
+  const stream = openSseStream(reply);
   let seq = 0;
-  const write = (event: AgentEvent) => {
-    if (out.writableEnded || out.destroyed) return;
-    // JSON.stringify escapes newlines, so a message can never end the event early.
-    out.write(`id: ${++seq}\nevent: ${event.type}\ndata: ${JSON.stringify(input.redact(event))}\n\n`);
-  };
+  const write = (event: AgentEvent) => stream.send(++seq, event.type, input.redact(event));
   let settled = false;
-  out.on('close', () => {
+  stream.onClose(() => {
     if (!settled) slot.turn.controller.abort();
   });
-  const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
-  heartbeat.unref();
   try {
     await input.agent.runTurn({
       user,
@@ -81,8 +59,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<void> {
     write({ type: 'turn_finished', status: 'failed' });
   } finally {
     settled = true;
-    clearInterval(heartbeat);
     slot.end();
-    out.end();
+    stream.end();
   }
 }

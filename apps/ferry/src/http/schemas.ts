@@ -25,6 +25,9 @@ export const IdSchema = z.uuid('must be a UUID');
 
 export const IdParamsSchema = z.object({ id: IdSchema });
 
+/** An SSE event id as Last-Event-ID or ?lastEventId= carries it back. */
+export const EventIdSchema = z.string().regex(/^\d{1,15}$/, 'must be an event id (a non-negative integer)');
+
 /** `true`/`false`/`1`/`0` in a query string. */
 export const QueryBoolean = z
   .enum(['true', 'false', '1', '0'])

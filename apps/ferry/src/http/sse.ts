@@ -1,5 +1,6 @@
 // A server-sent events response on a hijacked reply: headers that keep proxies from buffering,
 // a retry hint, a heartbeat comment so idle connections stay open, and one `close` for both ends.
+// Used by every stream of the API (a call's events, the user's events, a chat turn).
 import type { FastifyReply } from 'fastify';
 
 const HEARTBEAT_MS = 15_000;
@@ -14,9 +15,16 @@ export interface SseStream {
 }
 
 export function openSseStream(reply: FastifyReply): SseStream {
+  // Headers hooks already set (X-Ferry-Session, Referrer-Policy, …) would be lost by the hijack.
+  const earlier = Object.fromEntries(
+    Object.entries(reply.getHeaders()).filter(
+      (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
+    ),
+  );
   reply.hijack();
   const out = reply.raw;
   out.writeHead(200, {
+    ...earlier,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
@@ -25,15 +33,15 @@ export function openSseStream(reply: FastifyReply): SseStream {
   });
   // A HEAD request gets the headers and nothing else: Node drops writes to a HEAD response, so
   // without an end() its headers would never leave and the client would wait forever.
-  if (reply.request.method === 'HEAD') out.end();
+  const head = reply.request.method === 'HEAD';
+  if (head) out.end();
   else out.write('retry: 2000\n\n');
-  const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
-  if (out.writableEnded) clearInterval(heartbeat);
-  heartbeat.unref();
+  const heartbeat = head ? undefined : setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  heartbeat?.unref();
   out.on('close', () => clearInterval(heartbeat));
   return {
     send: (id, event, data) => {
-      if (out.writableEnded) return;
+      if (out.writableEnded || out.destroyed) return;
       out.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     end: () => {

@@ -8,10 +8,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { notFound } from '../http/api-error.js';
-import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { EventIdSchema, errorResponses, IdParamsSchema } from '../http/schemas.js';
 import { openSseStream } from '../http/sse.js';
-
-const Seq = z.string().regex(/^\d{1,15}$/, 'must be an event id (a non-negative integer)');
 
 export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls } = app.ferry;
@@ -25,8 +23,8 @@ export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
           'Each event: `id: <seq>`, `event: <type>` (started, arguments_prepared, progress, notice, file_stored, elicitation, elicitation_answered, finished, failed, cancelled), `data: <CallEvent JSON>`.',
         tags: ['calls'],
         params: IdParamsSchema,
-        querystring: z.object({ lastEventId: Seq.optional() }),
-        headers: z.looseObject({ 'last-event-id': Seq.optional() }),
+        querystring: z.object({ lastEventId: EventIdSchema.optional() }),
+        headers: z.looseObject({ 'last-event-id': EventIdSchema.optional() }),
         response: {
           200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },
           204: z.null().describe('The call has settled and every event was sent'),

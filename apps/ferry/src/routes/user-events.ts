@@ -8,10 +8,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import type { UserEventBody } from '../events/user-events.js';
-import { errorResponses } from '../http/schemas.js';
+import { EventIdSchema, errorResponses } from '../http/schemas.js';
 import { openSseStream } from '../http/sse.js';
-
-const EventId = z.string().regex(/^\d{1,15}$/, 'must be an event id (a non-negative integer)');
 
 const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = {
   'POST /api/files': { type: 'files_changed', reason: 'uploaded', fileIds: [] },
@@ -41,8 +39,8 @@ export const userEventRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           '`event: call` (data: {type:"call", event: CallEvent}) for every event of any of the user\'s calls; `event: files_changed` (data: {type, reason: uploaded|stored|renamed|deleted, fileIds}) when My Files changed. `id:` grows per user; Last-Event-ID (or ?lastEventId=) replays the kept backlog.',
         tags: ['session'],
-        querystring: z.object({ lastEventId: EventId.optional() }),
-        headers: z.looseObject({ 'last-event-id': EventId.optional() }),
+        querystring: z.object({ lastEventId: EventIdSchema.optional() }),
+        headers: z.looseObject({ 'last-event-id': EventIdSchema.optional() }),
         response: {
           200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },
           ...errorResponses,

@@ -49,6 +49,8 @@ describe('GET /api/events', () => {
     const bob = await openStream(BOB);
     expect(alice.statusCode).toBe(200);
     expect(alice.headers['content-type']).toMatch(/^text\/event-stream/);
+    // Headers the app's hooks set before the stream took over the response still go out.
+    expect(alice.headers['referrer-policy']).toBe('no-referrer');
     const bobEvents: UserEventJson[] = [];
     void parseStream(bob, (event: SseEvent) => bobEvents.push(JSON.parse(event.data))).catch(() => undefined);
 
