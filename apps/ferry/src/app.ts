@@ -35,9 +35,11 @@ import { serverRoutes } from './routes/servers.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { statusRoutes } from './routes/status.js';
 import { announceFileChanges, userEventRoutes } from './routes/user-events.js';
+import { userRoutes } from './routes/users.js';
 import { webRoutes } from './routes/web.js';
 import type { AppHost, FerryServices } from './services.js';
 import { FERRY_VERSION, type FerryStatus, unknownStatus } from './status.js';
+import { NO_WORKSPACES, type WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
 export interface AppDeps {
   files: FileStore;
@@ -60,6 +62,11 @@ export interface AppDeps {
   agent?: Agent;
   /** Where conversations are kept (openStorage's `conversations`). @default none: chat answers 503 */
   conversations?: ConversationStore;
+  /**
+   * Empties and removes users' workspaces (server.ts makes it over the host's pool; `host` should
+   * then be wrapped with guardedHost). @default none: a host without local workspaces
+   */
+  workspaces?: WorkspaceJanitor;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -119,6 +126,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       }),
     conversations: deps.conversations,
     chatTurns: createChatTurns(),
+    workspaces: deps.workspaces ?? NO_WORKSPACES,
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -162,6 +170,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(callElicitationRoutes);
       await api.register(userEventRoutes);
       await api.register(chatRoutes);
+      await api.register(userRoutes);
     },
     { prefix: '/api' },
   );

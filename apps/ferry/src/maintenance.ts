@@ -1,5 +1,6 @@
-// Housekeeping while the app runs: idle sessions end (their session-only files go), settled calls
-// past retention are forgotten, and the FileStore sweeps expired files and crash leftovers.
+// Housekeeping while the app runs: idle sessions end (their session-only files go), workspaces of
+// users without a live session or a recent call are emptied, settled calls past retention are
+// forgotten, and the FileStore sweeps expired files and crash leftovers.
 import type { FastifyInstance } from 'fastify';
 import type { FerryServices } from './services.js';
 
@@ -16,6 +17,8 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
     try {
       services.calls.sweep();
       await services.sessions.expire();
+      // After expiry: a user whose sessions all ended gets their workspace emptied.
+      await services.workspaces.sweep(services.sessions.liveUsers());
       if (tick++ % FILE_SWEEP_EVERY === 0) {
         const swept = await services.files.sweep();
         for (const warning of swept.warnings) app.log.warn(warning);

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type FerryConfig, loadFerryConfig } from './config/load-config.js';
 import { FERRY_VERSION, type FerryStatus, sandboxStatus } from './status.js';
+import { createWorkspaceJanitor, guardedHost } from './workspaces/workspace-janitor.js';
 
 export interface StartServerOptions {
   /** @default FERRY_CONFIG, else ./ferry.config.json if present */
@@ -79,15 +80,25 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.onServerStderr ? { pool: { onStderr: options.onServerStderr } } : {}),
   });
   const status = { ...describeStatus(config, storage, sandboxProbe, cwd), llm: describeAgentConfig(llm) };
+  let log: FastifyInstance['log'] | undefined;
+  const workspaces = createWorkspaceJanitor({
+    workspacesRoot,
+    closeUser: (username) => host.pool.closeUser(username),
+    idleMs: config.app.sessions.idleMinutes * 60_000,
+    onCleared: (user, entries, why) => log?.info({ user, entries, why }, 'workspace emptied'),
+  });
+  // Calls from the API and from the model loop alike keep the user's workspace in use.
+  const apiHost = guardedHost(host, workspaces);
   const agent = createAgentFromConfig(llm, {
-    host,
+    host: apiHost,
     files: storage.files,
     hostPaths: [dataDir, workspacesRoot],
   });
   const webRoot = resolve(cwd, 'apps/web/dist');
   const app = buildApp({
     files: storage.files,
-    host,
+    host: apiHost,
+    workspaces,
     config: config.app,
     hostPaths: { data: dataDir, workspace: workspacesRoot },
     status,
@@ -101,6 +112,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     },
   });
 
+  log = app.log;
   const close = async () => {
     await app.close().catch(() => undefined);
     await host.close().catch(() => undefined);

@@ -11,6 +11,7 @@ import type { AppConfig } from './config/app-config.js';
 import type { UserEvents } from './events/user-events.js';
 import type { PathRedactor } from './http/redact-paths.js';
 import type { FerryStatus } from './status.js';
+import type { WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
 /** The part of the host the API needs (a test may pass a double). */
 export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool' | 'answerElicitation'>;
@@ -30,6 +31,8 @@ export interface FerryServices {
   chatTurns: ChatTurns;
   status: FerryStatus;
   userEvents: UserEvents;
+  /** When users' workspaces are emptied and removed. */
+  workspaces: WorkspaceJanitor;
 }
 
 declare module 'fastify' {

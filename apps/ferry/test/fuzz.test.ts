@@ -83,6 +83,8 @@ it(`${REQUESTS} random bad requests: no 5xx, envelopes only, no state change`, a
     () => `/api/calls/${pick(badIds) || junk()}/events`,
     () => `/api/servers/${pick(['..', 'nope', junk(), 'report-http', '%00', 'a'.repeat(80)])}/tools`,
     () => `/api/sessions/${pick(['x', '..%2F', 'a b', junk(), '%00'])}`,
+    // Another user (403 for a non-admin), bad names; never the test's own user.
+    () => `/api/users/${pick(['someone-else', '..', '..%2Fdev', '%00', '.dev', junk(), 'a'.repeat(200)])}`,
     () => '/api/files',
     () => '/api/calls',
     () => '/api/me',

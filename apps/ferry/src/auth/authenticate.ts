@@ -22,6 +22,8 @@ export interface Authenticator {
   identify(request: FastifyRequest): Promise<Identity>;
   /** The owner id of a username (created on first use). */
   ownerOf(username: string): Promise<string>;
+  /** Drops the cached owner id of a deleted user: their next request makes a new, empty user. */
+  forget(username: string): void;
 }
 
 export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, 'ensureUser'>): Authenticator {
@@ -40,6 +42,7 @@ export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, '
   return {
     mode: config.mode,
     ownerOf,
+    forget: (username) => owners.delete(username),
     identify: async (request) => {
       if (config.mode === 'local') return { username: config.user, owner: await ownerOf(config.user) };
       const peer = request.socket?.remoteAddress;

@@ -34,7 +34,7 @@ export function installAuth(
     }
     const id = checkSessionId(request.headers[SESSION_HEADER]);
     if (id !== undefined) {
-      deps.sessions.touch(request.identity.owner, id);
+      deps.sessions.touch(request.identity, id);
       reply.header(SESSION_HEADER, id);
     }
   });
@@ -47,8 +47,7 @@ export function identityOf(request: FastifyRequest): Identity {
 
 /** The request's session: the one it names, else a new one (returned in X-Ferry-Session). */
 export function sessionOf(request: FastifyRequest, reply: FastifyReply, sessions: Sessions): SessionRef {
-  const { owner } = identityOf(request);
-  const session = sessions.open(owner, checkSessionId(request.headers[SESSION_HEADER]));
+  const session = sessions.open(identityOf(request), checkSessionId(request.headers[SESSION_HEADER]));
   reply.header(SESSION_HEADER, session.id);
   return session;
 }

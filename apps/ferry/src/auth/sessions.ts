@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { FerryError } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
+import type { Identity } from './authenticate.js';
 
 export const SESSION_HEADER = 'x-ferry-session';
 const SESSION_ID = /^[A-Za-z0-9_-]{8,128}$/;
@@ -21,11 +22,15 @@ export interface SessionRef {
 
 export interface Sessions {
   /** The client's session (adopted if unknown), or a new one when `id` is undefined. */
-  open(owner: string, id: string | undefined): SessionRef;
+  open(user: Identity, id: string | undefined): SessionRef;
   /** Keeps a session alive; a no-op for ids this instance has not seen. */
-  touch(owner: string, id: string): void;
+  touch(user: Identity, id: string): void;
   /** Ends it now; returns how many session-only files were deleted. */
-  end(owner: string, id: string): Promise<number>;
+  end(user: Identity, id: string): Promise<number>;
+  /** Users with a session live on this instance (their workspaces stay as they are). */
+  liveUsers(): Set<string>;
+  /** Forgets every session of the user without touching files (user deletion deletes them all). */
+  forget(user: Identity): void;
   /**
    * Ends every session idle past its expiry: those this instance saw, and those it never saw
    * (made before a restart, or by another instance) whose newest session file is older than the
@@ -59,32 +64,40 @@ export function checkSessionId(value: unknown): string | undefined {
 export function createSessions(options: SessionsOptions): Sessions {
   const now = options.now ?? Date.now;
   const idleMs = options.idleMinutes * 60_000;
-  const lastSeen = new Map<string, number>();
+  /** Session key → when it was last used, and whose it is. */
+  const lastSeen = new Map<string, { at: number; username: string }>();
   const keyOf = (owner: string, id: string) => `${owner}:${id}`;
   const ref = (owner: string, id: string): SessionRef => ({
     id,
     key: keyOf(owner, id),
-    expiresAt: new Date((lastSeen.get(keyOf(owner, id)) ?? now()) + idleMs),
+    expiresAt: new Date((lastSeen.get(keyOf(owner, id))?.at ?? now()) + idleMs),
   });
 
   return {
-    open(owner, id) {
+    open(user, id) {
       const sessionId = id ?? randomUUID();
-      lastSeen.set(keyOf(owner, sessionId), now());
-      return ref(owner, sessionId);
+      lastSeen.set(keyOf(user.owner, sessionId), { at: now(), username: user.username });
+      return ref(user.owner, sessionId);
     },
-    touch(owner, id) {
-      const key = keyOf(owner, id);
-      if (lastSeen.has(key)) lastSeen.set(key, now());
+    touch(user, id) {
+      const seen = lastSeen.get(keyOf(user.owner, id));
+      if (seen) seen.at = now();
     },
-    async end(owner, id) {
-      const key = keyOf(owner, id);
+    async end(user, id) {
+      const key = keyOf(user.owner, id);
       lastSeen.delete(key);
       return options.files.endSession(key);
     },
+    liveUsers() {
+      return new Set([...lastSeen.values()].map((seen) => seen.username));
+    },
+    forget(user) {
+      const prefix = keyOf(user.owner, '');
+      for (const key of [...lastSeen.keys()]) if (key.startsWith(prefix)) lastSeen.delete(key);
+    },
     async expire() {
       const cutoff = now() - idleMs;
-      const ended = [...lastSeen].filter(([, seen]) => seen <= cutoff).map(([key]) => key);
+      const ended = [...lastSeen].filter(([, seen]) => seen.at <= cutoff).map(([key]) => key);
       for (const key of ended) lastSeen.delete(key);
       let deleted = 0;
       for (const key of ended) deleted += await options.files.endSession(key);

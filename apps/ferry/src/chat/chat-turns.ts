@@ -14,6 +14,8 @@ export interface ChatTurns {
   isRunning(owner: string, conversationId: string): boolean;
   /** Asks the turn to stop; resolves when it has. false when none was running. */
   cancel(owner: string, conversationId: string): Promise<boolean>;
+  /** Stops every turn of one owner (user deletion); resolves when they have stopped. */
+  cancelOwner(owner: string): Promise<number>;
   /** Stops every turn (server shutdown). */
   cancelAll(): Promise<void>;
 }
@@ -21,6 +23,11 @@ export interface ChatTurns {
 export function createChatTurns(): ChatTurns {
   const running = new Map<string, RunningTurn>();
   const key = (owner: string, id: string) => `${owner}\u0000${id}`;
+  const stop = async (turns: RunningTurn[]) => {
+    for (const turn of turns) turn.controller.abort();
+    await Promise.all(turns.map((turn) => turn.done));
+    return turns.length;
+  };
   return {
     begin(owner, conversationId) {
       const k = key(owner, conversationId);
@@ -47,10 +54,9 @@ export function createChatTurns(): ChatTurns {
       await turn.done;
       return true;
     },
+    cancelOwner: (owner) => stop([...running.values()].filter((turn) => turn.owner === owner)),
     async cancelAll() {
-      const turns = [...running.values()];
-      for (const turn of turns) turn.controller.abort();
-      await Promise.all(turns.map((turn) => turn.done));
+      await stop([...running.values()]);
     },
   };
 }

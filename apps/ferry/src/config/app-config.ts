@@ -47,6 +47,8 @@ export const authSectionSchema = z.strictObject({
     .default('x-forwarded-user'),
   /** Peers whose header is believed (proxy mode); anyone else gets 401. @default loopback only */
   trustedProxies: z.array(addressOrBlock).default(['127.0.0.1', '::1']),
+  /** Users who may delete other users (DELETE /api/users/{username}); anyone may delete themself. */
+  admins: z.array(z.string().refine(isValidUsername, 'auth.admins holds an invalid username')).default([]),
 });
 
 export const sessionsSectionSchema = z.strictObject({

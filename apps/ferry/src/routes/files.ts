@@ -40,13 +40,14 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { owner } = identityOf(request);
+      const identity = identityOf(request);
+      const { owner } = identity;
       const { q, source, sort, order, limit, offset, allVersions, session } = request.query;
       let sessionId: string | undefined;
       if (session === 'current') {
         const id = checkSessionId(request.headers[SESSION_HEADER]);
         // No session yet means no files in it; an impossible key matches nothing.
-        sessionId = id === undefined ? `${owner}:` : sessions.open(owner, id).key;
+        sessionId = id === undefined ? `${owner}:` : sessions.open(identity, id).key;
       }
       const result = await files.list(owner, {
         sort,

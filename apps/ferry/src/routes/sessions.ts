@@ -71,14 +71,23 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'End a session: its session-only files are deleted',
+        description:
+          "When it was the user's last session on this Ferry and no call of theirs is running, their " +
+          'local servers are stopped and their workspace (/tmp/{username}/ as tools see it) is emptied; ' +
+          'what is in My Files stays.',
         tags: ['session'],
         params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'not a session id') }),
         response: { 200: z.object({ deletedFiles: z.number().int() }), ...errorResponses },
       },
     },
     async (request) => {
-      const { owner } = identityOf(request);
-      return { deletedFiles: await sessions.end(owner, request.params.id) };
+      const identity = identityOf(request);
+      const deletedFiles = await sessions.end(identity, request.params.id);
+      // The user's last session here: their workspace is emptied now (unless a call still runs).
+      if (!sessions.liveUsers().has(identity.username)) {
+        await app.ferry.workspaces.sessionEnded(identity.username);
+      }
+      return { deletedFiles };
     },
   );
 };

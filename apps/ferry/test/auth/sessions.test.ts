@@ -6,6 +6,9 @@ import { loadStorageConfig, openStorage } from '@ferry/storage';
 import { describe, expect, it } from 'vitest';
 import { checkSessionId, createSessions } from '../../src/auth/sessions.js';
 
+/** The identity of owner id `owner` (username `user-<owner>`). */
+const as = (owner: string) => ({ owner, username: `user-${owner}` });
+
 function fakeFiles() {
   const ended: string[] = [];
   const endSession = async (key: string) => {
@@ -19,8 +22,10 @@ describe('sessions', () => {
   it('scope the FileStore key by owner, so equal ids of two users are two sessions', async () => {
     const { files, ended } = fakeFiles();
     const sessions = createSessions({ files, idleMinutes: 1 });
-    expect(sessions.open('alice', 'shared-id-1234').key).not.toBe(sessions.open('bob', 'shared-id-1234').key);
-    await sessions.end('bob', 'shared-id-1234');
+    expect(sessions.open(as('alice'), 'shared-id-1234').key).not.toBe(
+      sessions.open(as('bob'), 'shared-id-1234').key,
+    );
+    await sessions.end(as('bob'), 'shared-id-1234');
     expect(ended).toEqual(['bob:shared-id-1234']);
   });
 
@@ -28,10 +33,10 @@ describe('sessions', () => {
     let clock = 0;
     const { files, ended } = fakeFiles();
     const sessions = createSessions({ files, idleMinutes: 1, now: () => clock });
-    sessions.open('o', 'idle-session');
-    sessions.open('o', 'busy-session');
+    sessions.open(as('o'), 'idle-session');
+    sessions.open(as('o'), 'busy-session');
     clock = 50_000;
-    sessions.touch('o', 'busy-session');
+    sessions.touch(as('o'), 'busy-session');
     clock = 61_000;
     expect(await sessions.expire()).toBe(2);
     expect(ended).toEqual(['o:idle-session']);
@@ -42,9 +47,26 @@ describe('sessions', () => {
     expect(sessions.size).toBe(0);
   });
 
+  it('liveUsers lists the users with a live session; forget drops all of one user', async () => {
+    let clock = 0;
+    const sessions = createSessions({ files: fakeFiles().files, idleMinutes: 1, now: () => clock });
+    sessions.open(as('a'), 'tab-one-1234');
+    sessions.open(as('a'), 'tab-two-1234');
+    sessions.open(as('b'), 'tab-one-1234');
+    expect(sessions.liveUsers()).toEqual(new Set(['user-a', 'user-b']));
+    await sessions.end(as('a'), 'tab-one-1234');
+    expect(sessions.liveUsers()).toEqual(new Set(['user-a', 'user-b']));
+    sessions.forget(as('a'));
+    expect(sessions.liveUsers()).toEqual(new Set(['user-b']));
+    expect(sessions.size).toBe(1);
+    clock = 61_000;
+    await sessions.expire();
+    expect(sessions.liveUsers()).toEqual(new Set());
+  });
+
   it('a new session gets a random id; ids are checked', () => {
     const sessions = createSessions({ files: fakeFiles().files, idleMinutes: 1 });
-    const a = sessions.open('o', undefined);
+    const a = sessions.open(as('o'), undefined);
     expect(a.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(checkSessionId(undefined)).toBeUndefined();
     expect(checkSessionId('good_session-1')).toBe('good_session-1');
@@ -78,7 +100,7 @@ describe('sessions across a restart (real FileStore, SQLite)', () => {
       clock = old.getTime() + 65 * 60_000;
       const sessions = createSessions({ files: storage.files, idleMinutes: 30, now: () => clock });
       // A client of the new instance comes back with a session whose files are old: still in use.
-      sessions.open(owner, 'old-session-a'.replace('old', 'live'));
+      sessions.open(as(owner), 'old-session-a'.replace('old', 'live'));
       const deleted = await sessions.expire();
       expect(deleted).toBe(2);
       const names = (await storage.files.list(owner)).items.map((file) => file.name).sort();
@@ -104,14 +126,14 @@ describe('sessions across a restart (real FileStore, SQLite)', () => {
     try {
       const owner = await storage.files.ensureUser('bob');
       const sessions = createSessions({ files: storage.files, idleMinutes: 30, now: () => clock });
-      const session = sessions.open(owner, 'long-lived-tab');
+      const session = sessions.open(as(owner), 'long-lived-tab');
       await storage.files.put(owner, 'draft.txt', Readable.from([Buffer.from('d')]), {
         sessionId: session.key,
       });
       // The tab stays open and active for two hours, storing nothing new.
       for (let i = 0; i < 8; i++) {
         clock += 15 * 60_000;
-        sessions.touch(owner, 'long-lived-tab');
+        sessions.touch(as(owner), 'long-lived-tab');
         expect(await sessions.expire()).toBe(0);
       }
       expect((await storage.files.list(owner)).items.map((file) => file.name)).toEqual(['draft.txt']);

@@ -42,6 +42,7 @@ describe('/api/openapi.json', () => {
         '/api/sessions',
         '/api/sessions/{id}',
         '/api/status',
+        '/api/users/{username}',
       ].sort(),
     );
   });

@@ -1,8 +1,11 @@
 // What the pool reports about its connections, for logs, metrics and the UI's server list. Plain
 // data; the pool never waits on a listener.
 
-/** Why a connection ended. `exited`: the process or the remote side went away on its own. */
-export type CloseReason = 'idle' | 'killed' | 'exited' | 'pool-closed' | 'failed';
+/**
+ * Why a connection ended. `exited`: the process or the remote side went away on its own;
+ * `released`: the host let go of the user (their workspace was cleared, or they were deleted).
+ */
+export type CloseReason = 'idle' | 'killed' | 'exited' | 'pool-closed' | 'released' | 'failed';
 
 interface EventBase {
   server: string;

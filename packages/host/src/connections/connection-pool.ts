@@ -150,6 +150,15 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       }
     },
 
+    async closeUser(user: string): Promise<number> {
+      const starting = [...current].filter(([key]) => key.slice(key.indexOf('\n') + 1) === user);
+      for (const [key] of starting) current.delete(key);
+      await Promise.allSettled(starting.map(([, pending]) => pending));
+      const mine = [...live].filter((connection) => connection.user === user);
+      await Promise.all(mine.map((connection) => connection.close('released')));
+      return mine.length;
+    },
+
     async close(): Promise<void> {
       closed = true;
       const pending = [...current.values()];

@@ -67,5 +67,10 @@ export interface ToolConnection {
 export interface ConnectionPool {
   /** The connection of `user` to `server`: one process per (server, user) for local servers. */
   get(server: string, user: string): Promise<ToolConnection>;
+  /**
+   * Closes every connection of `user` (their local server processes exit), waiting for starts in
+   * progress; returns how many were closed. The next `get` for them starts afresh.
+   */
+  closeUser(user: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -212,7 +212,7 @@ export class PooledConnection implements ToolConnection {
   }
 
   /** Closes gracefully (a process gets stdin EOF, then SIGKILL after a grace period). */
-  async close(reason: 'idle' | 'pool-closed'): Promise<void> {
+  async close(reason: 'idle' | 'pool-closed' | 'released'): Promise<void> {
     await this.#shutdown(reason);
   }
 
@@ -222,7 +222,7 @@ export class PooledConnection implements ToolConnection {
     this.#detail = detail;
     this.#retire('closing');
     const { client, transport } = this.#o;
-    if (transport instanceof ProcessStdioTransport && reason !== 'idle' && reason !== 'pool-closed') {
+    if (transport instanceof ProcessStdioTransport && (reason === 'killed' || reason === 'failed')) {
       await transport.kill();
     }
     // Ends the HTTP session on the server too; a no-op for other transports.

@@ -223,6 +223,27 @@ describe('connection pool: local servers over stdio', () => {
     await expect(pool.get('absent', 'alice')).rejects.toThrowError(/ENOENT/);
   });
 
+  it("closeUser() stops that user's processes, a start in progress included, and no one else's", async () => {
+    const { pool, log } = start({ fixture: fixtureServer(), other: fixtureServer() });
+    const alice = await pool.get('fixture', 'alice');
+    const bob = await pool.get('fixture', 'bob');
+    // Started but not awaited: closeUser waits for it and closes it too.
+    const starting = pool.get('other', 'alice');
+    expect(await pool.closeUser('alice')).toBe(2);
+    const startedThenClosed = await starting;
+    for (const pid of [alice.pid, startedThenClosed.pid]) {
+      expect(isGone(pid as number)).toBe(true);
+      expect((await closedEvent(log, pid)).reason).toBe('released');
+    }
+    expect(isGone(bob.pid as number)).toBe(false);
+    expect(await call(bob, 'pid')).toBe(String(bob.pid));
+    // Alice's next call starts a fresh process.
+    const again = await pool.get('fixture', 'alice');
+    expect(again.pid).not.toBe(alice.pid);
+    expect(await call(again, 'pid')).toBe(String(again.pid));
+    expect(await pool.closeUser('nobody')).toBe(0);
+  });
+
   it('close() stops every process and refuses new connections', async () => {
     const { pool } = start();
     const alice = await pool.get('fixture', 'alice');

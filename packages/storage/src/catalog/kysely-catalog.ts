@@ -79,6 +79,14 @@ export function createKyselyCatalog(
       return rows.map((r) => r.blob_key);
     },
 
+    async deleteUser(owner) {
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx.deleteFrom('files').where('owner', '=', owner).returning('blob_key').execute();
+        await trx.deleteFrom('users').where('id', '=', owner).execute();
+        return rows.map((r) => r.blob_key);
+      });
+    },
+
     async usage(owner) {
       const row = await db
         .selectFrom('files')

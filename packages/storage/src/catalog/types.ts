@@ -164,6 +164,11 @@ export interface Catalog {
   /** Removes one row (ready or pending); returns the blob keys to delete (empty if none). */
   delete(owner: string, id: string): Promise<string[]>;
   deleteAllVersions(owner: string, name: string): Promise<string[]>;
+  /**
+   * Removes the user: every file row (ready and pending) and the user row, in one transaction.
+   * Returns the blob keys to delete; an unknown owner removes nothing.
+   */
+  deleteUser(owner: string): Promise<string[]>;
 
   usage(owner: string): Promise<Usage>;
   stats(): Promise<CatalogStats>;

@@ -106,6 +106,15 @@ export function createKyselyConversationStore(
       return result.numUpdatedRows > 0n ? get(owner, id) : undefined;
     },
 
+    async deleteOwner(owner) {
+      return db.transaction().execute(async (trx) => {
+        const mine = trx.selectFrom('conversations').select('id').where('owner', '=', owner);
+        await trx.deleteFrom('conversation_messages').where('conversation_id', 'in', mine).execute();
+        const deleted = await trx.deleteFrom('conversations').where('owner', '=', owner).executeTakeFirst();
+        return Number(deleted.numDeletedRows);
+      });
+    },
+
     async delete(owner, id) {
       // Messages first: SQLite enforces the cascade only with foreign_keys on, which is per connection.
       return db.transaction().execute(async (trx) => {

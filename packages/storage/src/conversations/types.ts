@@ -47,6 +47,8 @@ export interface ConversationStore {
   rename(owner: string, id: string, title: string): Promise<ConversationRecord | undefined>;
   /** Deletes the conversation and its messages; false when there was none of this owner. */
   delete(owner: string, id: string): Promise<boolean>;
+  /** Deletes every conversation of the owner and their messages (user deletion); returns how many. */
+  deleteOwner(owner: string): Promise<number>;
   /** Appends in order; undefined when the conversation is not this owner's (or is gone). */
   append(owner: string, id: string, messages: readonly NewMessage[]): Promise<MessageRecord[] | undefined>;
   /** Every message in order; undefined when the conversation is not this owner's. */

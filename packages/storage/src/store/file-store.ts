@@ -91,6 +91,13 @@ export interface FileStore {
   delete(owner: string, id: string): Promise<void>;
   /** Deletes every version of a name; returns how many. */
   deleteAllVersions(owner: string, name: string): Promise<number>;
+  /**
+   * Deletes the user and everything of theirs in the store: every file (all versions, session
+   * and deferred ones, uploads still pending) and its blob, then the user row; returns how many
+   * files. An unknown owner is a no-op (0). The owner id is not reused: the same username comes
+   * back as a new, empty user.
+   */
+  deleteUser(owner: string): Promise<number>;
   usage(owner: string): Promise<Usage & { quotaBytes: number | null }>;
   stats(): ReturnType<Catalog['stats']>;
   /** Deletes the session-only files of a session; returns how many. */
@@ -243,6 +250,12 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     },
     deleteAllVersions: async (owner, name) => {
       const keys = await catalog.deleteAllVersions(owner, normalizeFilename(name));
+      for (const key of keys) await blobs.delete(key);
+      return keys.length;
+    },
+    deleteUser: async (owner) => {
+      // Rows first: a reader can no longer reach a file whose blob is about to go.
+      const keys = await catalog.deleteUser(owner);
       for (const key of keys) await blobs.delete(key);
       return keys.length;
     },

@@ -55,6 +55,19 @@ export function crossOwnerTests(ctx: CatalogContext): void {
     expect((await ctx.catalog.finalize(alice, pending.id, { size: 1, sha256: sha('x') })).version).toBe(3);
   });
 
+  it("deleteUser of Bob leaves Alice's rows; Alice's removes her ready and pending rows and user", async () => {
+    const { alice, bob, v1, v2, other, pending, before, snapshot } = await aliceAndBob();
+    const bobs = await addFile(ctx.catalog, bob, 'secret.csv', { size: 1 });
+    expect(await ctx.catalog.deleteUser(bob)).toEqual([bobs.blobKey]);
+    expect(await ctx.catalog.getUser(bob)).toBeUndefined();
+    expect(await snapshot()).toEqual(before);
+    const keys = await ctx.catalog.deleteUser(alice);
+    expect([...keys].sort()).toEqual([v1.blobKey, v2.blobKey, other.blobKey, pending.blobKey].sort());
+    expect(await ctx.catalog.getUser(alice)).toBeUndefined();
+    expect(await ctx.catalog.sessionFiles('shared-session')).toEqual([]);
+    expect(await ctx.catalog.deleteUser(alice)).toEqual([]);
+  });
+
   it('names and versions are per owner: the same name on both sides never mixes', async () => {
     const { alice, bob, before, snapshot } = await aliceAndBob();
     const bobs = await addFile(ctx.catalog, bob, 'secret.csv', { size: 1 });

@@ -108,5 +108,20 @@ export function describeConversationStore(
       ).rejects.toThrow(/JSON object/);
       expect(await store.messages('owner-g', c.id)).toEqual([]);
     });
+
+    it('deleteOwner removes every conversation and message of that owner only', async () => {
+      const a = await store.create('owner-h', { title: 'a' });
+      const b = await store.create('owner-h', { title: 'b' });
+      await store.append('owner-h', a.id, [{ role: 'user', data: { text: '1' } }]);
+      await store.append('owner-h', b.id, [{ role: 'user', data: { text: '2' } }]);
+      const kept = await store.create('owner-i', { title: 'kept' });
+      await store.append('owner-i', kept.id, [{ role: 'user', data: { text: 'keep' } }]);
+
+      expect(await store.deleteOwner('owner-h')).toBe(2);
+      expect((await store.list('owner-h')).total).toBe(0);
+      expect(await store.messages('owner-h', a.id)).toBeUndefined();
+      expect((await store.messages('owner-i', kept.id))?.map((m) => m.data)).toEqual([{ text: 'keep' }]);
+      expect(await store.deleteOwner('owner-h')).toBe(0);
+    });
   });
 }

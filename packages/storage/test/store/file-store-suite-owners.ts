@@ -111,5 +111,36 @@ export function describeFileStoreOwners(label: string, make: () => Promise<Harne
       expect((await h.files.sweep()).expired).toBe(1);
       expect(await h.blobKeys()).not.toContain(byDefault.blobKey);
     });
+
+    it('deleteUser removes every file, blob and the user row of that user only', async () => {
+      const gone = await h.files.ensureUser('leaving');
+      const stays = await h.files.ensureUser('staying');
+      const v1 = await putBuffer(h.files, gone, 'a.txt', Buffer.from('one'));
+      const v2 = await putBuffer(h.files, gone, 'a.txt', Buffer.from('two'));
+      const temp = await h.files.put(gone, 'temp.txt', streamOfBuffer(Buffer.from('t')), {
+        sessionId: 'leaving:s',
+        persist: false,
+      });
+      const deferred = await h.files.put(gone, 'later.bin', streamOfBuffer(Buffer.from('d')), {
+        source: 'deferred',
+      });
+      const other = await putBuffer(h.files, stays, 'a.txt', Buffer.from('other'));
+      const leavingKeys = [v1, v2, temp, deferred].map((f) => f.blobKey);
+      for (const key of leavingKeys) expect(await h.blobKeys()).toContain(key);
+
+      expect(await h.files.deleteUser(gone)).toBe(4);
+      const keys = await h.blobKeys();
+      for (const key of leavingKeys) expect(keys).not.toContain(key);
+      expect(keys).toContain(other.blobKey);
+      expect(await h.catalog.getUser(gone)).toBeUndefined();
+      await expectFerryError(h.files.usage(gone), 'E_INVALID_INPUT');
+      expect(await h.files.endSession('leaving:s')).toBe(0);
+      // The other user is untouched, and the name comes back as a new, empty user.
+      expect((await readAll((await h.files.get(stays, { id: other.id })).stream)).toString()).toBe('other');
+      const again = await h.files.ensureUser('leaving');
+      expect(again).not.toBe(gone);
+      expect(await h.files.usage(again)).toMatchObject({ count: 0, bytes: 0 });
+      expect(await h.files.deleteUser(gone)).toBe(0);
+    });
   });
 }

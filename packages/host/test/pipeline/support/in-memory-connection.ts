@@ -63,6 +63,7 @@ export function singleConnectionPool(connection: ToolConnection): ConnectionPool
       gets.push([server, user]);
       return connection;
     },
+    closeUser: async () => 0,
     close: async () => undefined,
   };
 }
