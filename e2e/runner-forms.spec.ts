@@ -90,9 +90,10 @@ test('an x-mcp-file field picks only accepted files and sends the chosen one', a
   const picker = page.locator('select[data-field="image"]');
   await expect(picker).toBeVisible();
   await expect(page.getByText('Accepts image/png, image/jpeg, at most 5 MB')).toBeVisible();
-  const options = await picker.locator('option').allTextContents();
-  expect(options.some((o) => o.includes(csv))).toBe(false);
-  expect(options.some((o) => o.includes(png.name))).toBe(true);
+  // The list refreshes when the user's event stream says a file was stored: wait for the PNG,
+  // then the (complete) list must not offer the CSV.
+  await expect(picker.locator('option', { hasText: png.name })).toHaveCount(1);
+  await expect(picker.locator('option', { hasText: csv })).toHaveCount(0);
   await picker.selectOption(png.id);
   await page.getByTestId('run-tool').click();
   await expect(page.getByTestId('call-view')).toHaveAttribute('data-status', 'finished', { timeout: 60_000 });

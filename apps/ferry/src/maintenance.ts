@@ -10,10 +10,14 @@ const FILE_SWEEP_EVERY = 15;
 export function installMaintenance(app: FastifyInstance, services: FerryServices, intervalMs: number): void {
   let timer: NodeJS.Timeout | undefined;
   let tick = 0;
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
+  let running: Promise<void> | undefined;
+  const run = () => {
+    running ??= sweepOnce().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const sweepOnce = async () => {
     try {
       services.calls.sweep();
       await services.sessions.expire();
@@ -25,8 +29,6 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
       }
     } catch (error) {
       app.log.error({ err: error }, 'maintenance failed');
-    } finally {
-      running = false;
     }
   };
   app.addHook('onReady', async () => {
@@ -36,6 +38,8 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
   });
   app.addHook('onClose', async () => {
     clearInterval(timer);
+    // A sweep under way finishes before the storage it uses is closed after the app.
+    await running;
     await services.calls.close();
   });
 }
