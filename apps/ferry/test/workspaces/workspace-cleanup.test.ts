@@ -79,6 +79,10 @@ async function writeInWorkspace(user: string, session: string, name: string, con
   return record;
 }
 
+/** The slow example's slow_task: `seconds` long, one progress step a second. */
+const startSlowTask = (user: string, session: string, seconds: number) =>
+  startCall(user, session, { server: 'slow', tool: 'slow_task' }, { seconds, steps: seconds });
+
 async function localPid(user: string): Promise<number> {
   const pid = (await server.host.pool.get('attack', user)).pid;
   if (pid === undefined) throw new Error('attack is not a local server');
@@ -122,15 +126,7 @@ describe('workspace cleanup (startServer, bubblewrap)', () => {
 
   it('a call still running when the last session ends keeps its workspace and finishes', async () => {
     await writeInWorkspace('erin', 'erin-session-1', 'before.txt', 'kept while the call runs');
-    const slow = await startCall(
-      'erin',
-      'erin-session-1',
-      { server: 'slow', tool: 'slow_task' },
-      {
-        seconds: 2,
-        steps: 4,
-      },
-    );
+    const slow = await startSlowTask('erin', 'erin-session-1', 2);
     expect((await endSession('erin', 'erin-session-1')).status).toBe(200);
     expect(await readdir(workspaceOf('erin'))).toContain('before.txt');
     const record = await slow.settled;
@@ -167,15 +163,7 @@ describe('user deletion (DELETE /api/users/{username})', () => {
     });
     expect(conversation.status).toBe(201);
     const pid = await localPid('bob');
-    const slow = await startCall(
-      'bob',
-      'bob-session-1',
-      { server: 'slow', tool: 'slow_task' },
-      {
-        seconds: 30,
-        steps: 30,
-      },
-    );
+    const slow = await startSlowTask('bob', 'bob-session-1', 30);
     const blobDir = join(dir, '.ferry', 'blobs', 'users', oldOwner);
     expect((await readdir(blobDir)).length).toBe(2);
 
