@@ -1,17 +1,10 @@
 // The whole screen: top bar, My Files | tools (or chat) | canvas, status bar. Owns the shared
 // state (user, servers, files, uploads, canvas, toasts, pending elicitations) and hands it to the
 // panels through AppContext.
+import type { CallEvent, UiFile } from '@ferry/contract';
 import { useCallback, useEffect, useMemo, useReducer, useState } from 'react';
 import { api, openSession } from './api/client';
-import type {
-  CallDetail,
-  CallEvent,
-  FilesChangedEvent,
-  MeDto,
-  ServerDto,
-  StatusDto,
-  UiFile,
-} from './api/types';
+import type { CallDetail, FilesChangedEvent, MeDto, ServerDto, StatusDto } from './api/types';
 import { ChatPanel } from './chat/chat-panel';
 import { CanvasPanel } from './components/canvas-panel';
 import { ChatPlaceholder, isModelConfigured } from './components/chat-placeholder';

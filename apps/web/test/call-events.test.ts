@@ -1,5 +1,5 @@
+import type { CallEvent } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
-import type { CallEvent } from '../src/api/types';
 import { type CallState, reduceEvent } from '../src/state/use-tool-call';
 import { readUserEvent } from '../src/state/use-user-events';
 

@@ -1,5 +1,5 @@
+import type { ToolCallResponse } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
-import type { ToolCallResponse } from '../src/api/types';
 import {
   type CanvasItem,
   type CanvasState,
@@ -140,6 +140,7 @@ describe('canvasActionForOutcome', () => {
           url: 'https://tool.example/view',
           type: 'iframe',
           open: true,
+          persistence: 'session',
           title: 'Metrics',
         },
       }),

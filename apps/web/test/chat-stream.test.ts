@@ -1,5 +1,5 @@
+import type { UiFile } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
-import type { UiFile } from '../src/api/types';
 import { applyChatEvent, type ChatEntry, entriesFromMessages } from '../src/chat/chat-model';
 import type { ChatEvent } from '../src/chat/chat-types';
 import { SseParser } from '../src/chat/sse';

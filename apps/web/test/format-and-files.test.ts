@@ -1,5 +1,5 @@
+import type { FileDto } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
-import type { FileDto } from '../src/api/types';
 import { acceptsFile, groupFiles } from '../src/lib/file-sections';
 import { describeExpiry, formatBytes, formatDuration, formatSpeed } from '../src/lib/format';
 import { friendlyFromEnvelope } from '../src/lib/friendly-error';

@@ -1,57 +1,21 @@
 // The messages of a conversation as Ferry keeps them (ConversationStore `data`) and shows them,
 // and how they become model messages again when a conversation is resumed. The user's text is
 // kept as typed: the file block is added to what is sent, never to what is stored.
-import type { ToolCallResponse } from '@ferry/host';
+import type { AgentMessage, AssistantMessage, AssistantToolCall, ToolMessage, UiFile } from '@ferry/contract';
 import type { ModelMessage } from './model-client.js';
 
-export type UiFileRef = ToolCallResponse['forUi']['files'][number];
+// The messages' shapes are the contract's: the chat API streams them and the web app shows them.
+export type {
+  AgentMessage,
+  AssistantMessage,
+  AssistantToolCall,
+  ToolMessage,
+  ToolMessageStatus,
+  UserMessage,
+} from '@ferry/contract';
 
-export interface UserMessage {
-  role: 'user';
-  text: string;
-}
-
-export interface AssistantToolCall {
-  id: string;
-  /** The name the model used. */
-  name: string;
-  server?: string;
-  tool?: string;
-  /** The arguments as the model wrote them (JSON text). */
-  arguments: string;
-}
-
-export interface AssistantMessage {
-  role: 'assistant';
-  text: string;
-  toolCalls?: AssistantToolCall[];
-  /** `cancelled`: the user stopped the stream; `incomplete`: the model failed mid-answer. */
-  status?: 'cancelled' | 'incomplete';
-  model?: string;
-}
-
-export type ToolMessageStatus = 'finished' | 'failed' | 'cancelled' | 'rejected';
-
-export interface ToolMessage {
-  role: 'tool';
-  toolCallId: string;
-  name: string;
-  server?: string;
-  tool?: string;
-  /** The host's call id, as in its call events (and /api/calls/{id} when run through the API). */
-  callId?: string;
-  status: ToolMessageStatus;
-  isError: boolean;
-  /** Exactly what the model read. */
-  content: string;
-  /** Files the call stored in My Files (ids and names, no bytes). */
-  files: UiFileRef[];
-  error?: { code: string; message: string };
-  /** Images given to the model once (vision). */
-  imagesShown?: string[];
-}
-
-export type AgentMessage = UserMessage | AssistantMessage | ToolMessage;
+/** A file a tool call stored, as a tool message lists it (the call answer's UI file). */
+export type UiFileRef = UiFile;
 
 /** History → model messages. Tool calls without a result (a crash mid-turn) are left out. */
 export function toModelMessages(history: readonly AgentMessage[]): ModelMessage[] {

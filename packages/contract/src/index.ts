@@ -1,6 +1,15 @@
 // Public API of @ferry/contract. Any export added here becomes public: named exports only, and
 // nothing reachable from this file may import `node:` (the web app imports it; see
 // test/barrel-clean.test.ts).
+export type { AgentEvent, TurnStatus } from './agent-events.js';
+export type {
+  AgentMessage,
+  AssistantMessage,
+  AssistantToolCall,
+  ToolMessage,
+  ToolMessageStatus,
+  UserMessage,
+} from './agent-messages.js';
 export {
   type Base64Check,
   base64EncodedLength,
@@ -8,6 +17,25 @@ export {
   decodeBase64,
   encodeBase64,
 } from './base64.js';
+export type {
+  CallAnswer,
+  HostOutputOrigin,
+  HostRejectedOutput,
+  ModelAnswer,
+  ToolCallResponse,
+  UiAnswer,
+  UiFile,
+  UnstoredOutput,
+} from './call-answer.js';
+export {
+  CALL_EVENT_TYPES,
+  type CallEvent,
+  type CallEventBody,
+  type CallEventType,
+  type HandedOverSummary,
+  type StoredFileSummary,
+  TERMINAL_EVENTS,
+} from './call-events.js';
 export { checkToolPath, collapsePosixPath } from './collect-files.js';
 export {
   type DataUriLengthOptions,
@@ -45,6 +73,7 @@ export {
   formatByteSize,
   formatFileContext,
 } from './file-context.js';
+export type { FileDto, FileInfo, FileSource } from './file-dto.js';
 export { MAX_FILENAME_BYTES, normalizeFilename } from './filename.js';
 export {
   checkFileInput,

@@ -1,32 +1,8 @@
-// Shapes of the Ferry HTTP API as the web app reads them (apps/ferry/src/routes/*.ts and the
-// OpenAPI document). Only the fields the UI uses are listed; extra fields are ignored.
-
-export type FileSource = 'uploaded' | 'generated' | 'deferred';
-
-export interface FileDto {
-  id: string;
-  name: string;
-  version: number;
-  size: number;
-  mime: string;
-  sha256: string;
-  source: FileSource;
-  category: string | null;
-  description: string | null;
-  /** Session-only: deleted when the session it was stored in ends. */
-  temporary: boolean;
-  expiresAt: string | null;
-  createdAt: string;
-  info: {
-    rows?: number;
-    columns?: number;
-    width?: number;
-    height?: number;
-    pages?: number;
-    deferredReason?: string;
-    nextActions?: string[];
-  } | null;
-}
+// Shapes of the Ferry HTTP API that only the app defines (apps/ferry/src/routes/*.ts and the
+// OpenAPI document), as the web app reads them. Only the fields the UI uses are listed; extra
+// fields are ignored. Shapes the packages define too (files, call events and answers, chat
+// events) come from @ferry/contract.
+import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 
 export interface MeDto {
   username: string;
@@ -78,71 +54,7 @@ export interface ToolDto {
   fileInputs: { name: string; multiple: boolean; required: boolean; accept?: string[]; maxSize?: number }[];
 }
 
-export interface UiFile {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  viewer: string;
-  primary?: true;
-  autoOpen: boolean;
-  category?: string;
-  description?: string;
-  deferred: boolean;
-  temporary: boolean;
-}
-
-export interface ErrorEnvelope {
-  results: { error?: string } & Record<string, unknown>;
-  meta_data: {
-    is_error: true;
-    reason?: string;
-    error_code: string;
-    details?: Record<string, unknown>;
-    retryable?: boolean;
-  };
-}
-
-export interface CanvasEnvelopeDto {
-  id: string;
-  url: string;
-  type: string;
-  open: boolean;
-  title?: string;
-  mode?: string;
-}
-
-export interface ToolCallResponse {
-  callId: string;
-  status: 'finished' | 'failed' | 'cancelled';
-  transcript?: Record<string, unknown>;
-  forModel: {
-    results: unknown;
-    files: { name: string; description?: string }[];
-    isError: boolean;
-    error?: { code: string; message: string; suggestion?: string };
-    notStored?: { name: string; reason: string }[];
-  };
-  forUi: {
-    display: {
-      openCanvas: boolean;
-      primaryFile?: string;
-      mode?: string;
-      viewerHint?: string;
-      storageAction: string;
-      categoryHint?: string;
-      notification?: string;
-    };
-    canvas?: CanvasEnvelopeDto;
-    files: UiFile[];
-    rejected: { origin: string; name?: string; code: string; reason: string }[];
-    unstored: { name: string; origin: string; reason: string }[];
-    warnings: string[];
-    error?: ErrorEnvelope;
-  };
-}
-
-export type CallStatus = 'running' | 'finished' | 'failed' | 'cancelled';
+export type CallStatus = 'running' | ToolCallResponse['status'];
 
 export interface CallDetail {
   callId: string;
@@ -154,62 +66,6 @@ export interface CallDetail {
   lastSeq: number;
   response: ToolCallResponse | null;
 }
-
-export interface StoredFileSummary {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  viewer: string;
-  category?: string;
-  description?: string;
-  deferred: boolean;
-  temporary: boolean;
-}
-
-interface EventBase {
-  callId: string;
-  seq: number;
-  at: string;
-}
-
-export type CallEvent = EventBase &
-  (
-    | { type: 'started'; server: string; tool: string }
-    | { type: 'arguments_prepared'; transcript: Record<string, unknown> }
-    | { type: 'progress'; progress: number; total?: number; percent?: number; message?: string }
-    | { type: 'notice'; kind: 'slow' | 'timeout'; afterSeconds: number; message: string }
-    | { type: 'file_stored'; file: StoredFileSummary }
-    | {
-        type: 'elicitation';
-        elicitationId?: string;
-        /** The placeholder event of the first host version named it requestId. */
-        requestId?: string;
-        message: string;
-        requestedSchema?: Record<string, unknown>;
-        /** SEP-2356 x-mcp-file fields of requestedSchema, answered with My Files ids. */
-        fileFields?: { name: string; required: boolean; accept?: string[]; maxSize?: number }[];
-      }
-    | { type: 'elicitation_answered'; elicitationId: string; action: 'accept' | 'decline' | 'cancel' }
-    | { type: 'finished'; isError: boolean; files: number }
-    | { type: 'failed'; code: string; message: string; retryable: boolean }
-    | { type: 'cancelled'; reason: string }
-  );
-
-export const CALL_EVENT_TYPES = [
-  'started',
-  'arguments_prepared',
-  'progress',
-  'notice',
-  'file_stored',
-  'elicitation',
-  'elicitation_answered',
-  'finished',
-  'failed',
-  'cancelled',
-] as const;
-
-export const TERMINAL_EVENTS = new Set(['finished', 'failed', 'cancelled']);
 
 /** GET /api/events: My Files changed (upload, rename, delete, a file stored by a tool). */
 export interface FilesChangedEvent {

@@ -1,8 +1,8 @@
 // One upload: the File goes to POST /api/files as the raw request body, straight from disk (the
 // browser streams a File body; nothing is read into memory here). XMLHttpRequest is used rather
 // than fetch because only it reports upload progress in Chromium without a streaming body.
+import type { FileDto } from '@ferry/contract';
 import { errorFromText, rememberSession, sessionHeaders } from './client';
-import type { FileDto } from './types';
 
 export interface UploadProgress {
   loaded: number;

@@ -2,9 +2,9 @@
 // token by token while a turn streams), tool calls as cards (progress, notices, files, the result
 // the model read) and errors. Built from stored messages, then advanced by the turn's events.
 // Pure, so it is tested without a browser.
-import type { UiFile } from '../api/types';
+import type { AssistantToolCall, ToolMessageStatus, TurnStatus, UiFile } from '@ferry/contract';
 import { type CallState, reduceEvent } from '../state/use-tool-call';
-import type { ChatEvent, ChatMessageDto, StoredToolCall, ToolStatus, TurnStatus } from './chat-types';
+import type { ChatEvent, ChatMessageDto } from './chat-types';
 
 export interface UserEntry {
   kind: 'user';
@@ -29,7 +29,7 @@ export interface ToolEntry {
   server?: string;
   tool?: string;
   arguments: string;
-  status: 'pending' | 'running' | ToolStatus;
+  status: 'pending' | 'running' | ToolMessageStatus;
   callId?: string;
   /** Live progress and notices, as the tool runner tracks them. */
   progress: CallState['progress'];
@@ -60,7 +60,7 @@ let counter = 0;
 const nextKey = (prefix: string) => `${prefix}-${++counter}`;
 
 function toolEntry(
-  call: StoredToolCall | { id: string; name: string; server?: string; tool?: string },
+  call: AssistantToolCall | { id: string; name: string; server?: string; tool?: string },
 ): ToolEntry {
   return {
     kind: 'tool',
@@ -102,10 +102,10 @@ function applyToolResult(entries: ChatEntry[], message: ChatMessageDto): ChatEnt
         name: message.name ?? '',
         server: message.server,
         tool: message.tool,
-      } as StoredToolCall),
+      } as AssistantToolCall),
     (entry) => ({
       ...entry,
-      status: (message.status as ToolStatus | undefined) ?? 'finished',
+      status: (message.status as ToolMessageStatus | undefined) ?? 'finished',
       isError: message.isError ?? false,
       files: message.files && message.files.length > 0 ? message.files : entry.files,
       ...(message.content === undefined ? {} : { content: message.content }),
@@ -191,7 +191,7 @@ export function applyChatEvent(entries: ChatEntry[], event: ChatEvent): ChatEntr
             name: event.name,
             server: event.server,
             tool: event.tool,
-          } as StoredToolCall),
+          } as AssistantToolCall),
         (entry) => ({
           ...entry,
           ...(event.server === undefined ? {} : { server: event.server }),

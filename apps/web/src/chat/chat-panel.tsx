@@ -3,8 +3,8 @@
 // Shift+Enter is a new line, Stop cancels the streaming turn). The file list Ferry sends the model
 // with each message is never shown: the API stores the user's text as typed.
 import './chat.css';
+import type { UiFile } from '@ferry/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { UiFile } from '../api/types';
 import { errorTitle } from '../lib/friendly-error';
 import { FriendlyErrorBox } from '../runner/result-view';
 import { useApp } from '../state/app-context';

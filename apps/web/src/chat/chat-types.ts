@@ -1,6 +1,6 @@
 // The chat API as the web app sees it (apps/ferry/src/routes/chat.ts, docs/agent.md): stored
-// conversations and messages, and the events of a streamed turn.
-import type { CallEvent, UiFile } from '../api/types';
+// conversations and messages, and the events of a streamed turn (the agent's, from the contract).
+import type { AgentEvent, AssistantToolCall, UiFile } from '@ferry/contract';
 
 export interface ConversationDto {
   id: string;
@@ -11,17 +11,11 @@ export interface ConversationDto {
   running: boolean;
 }
 
-export type ToolStatus = 'finished' | 'failed' | 'cancelled' | 'rejected';
-
-export interface StoredToolCall {
-  id: string;
-  name: string;
-  server?: string;
-  tool?: string;
-  arguments: string;
-}
-
-/** A stored message: the user's text as typed, the model's answer and tool calls, tool results. */
+/**
+ * A message, stored or just streamed: the user's text as typed, the model's answer and tool calls,
+ * tool results. Deliberately one loose shape rather than the contract's AgentMessage union: a
+ * message read back from storage may lack fields, and the API adds `seq` and `createdAt` to it.
+ */
 export interface ChatMessageDto {
   seq?: number;
   role: 'user' | 'assistant' | 'tool';
@@ -29,7 +23,7 @@ export interface ChatMessageDto {
   text?: string;
   status?: string;
   model?: string;
-  toolCalls?: StoredToolCall[];
+  toolCalls?: AssistantToolCall[];
   toolCallId?: string;
   name?: string;
   server?: string;
@@ -45,29 +39,7 @@ export interface ConversationDetailDto extends ConversationDto {
   messages: ChatMessageDto[];
 }
 
-export type TurnStatus = 'completed' | 'cancelled' | 'failed' | 'max_rounds';
-
+/** The agent's events, with `message` read as loosely as a stored message. */
 export type ChatEvent =
-  | { type: 'turn_started'; model: string; tools: number; unavailable: { server: string; reason: string }[] }
-  | { type: 'token'; delta: string }
-  | {
-      type: 'tool_call_started';
-      toolCallId: string;
-      name: string;
-      server?: string;
-      tool?: string;
-      arguments: Record<string, unknown> | null;
-    }
-  | { type: 'tool_call_event'; toolCallId: string; event: CallEvent }
-  | {
-      type: 'tool_call_finished';
-      toolCallId: string;
-      callId?: string;
-      status: ToolStatus;
-      isError: boolean;
-      files: UiFile[];
-      error?: { code: string; message: string };
-    }
-  | { type: 'message'; message: ChatMessageDto }
-  | { type: 'error'; code: string; message: string }
-  | { type: 'turn_finished'; status: TurnStatus };
+  | Exclude<AgentEvent, { type: 'message' }>
+  | { type: 'message'; message: ChatMessageDto };

@@ -1,7 +1,7 @@
 // One tool call of a chat turn as a collapsible card: server › tool, status, live progress and
 // the 15/20/25 s notices while it runs, then the files it stored (the runner's chips, opening on
 // the canvas), the error if any, and what the model read.
-import type { UiFile } from '../api/types';
+import type { UiFile } from '@ferry/contract';
 import { errorTitle } from '../lib/friendly-error';
 import { FileChips, FriendlyErrorBox } from '../runner/result-view';
 import type { ToolEntry } from './chat-model';

@@ -1,8 +1,7 @@
 // Rename and version history of a file, each a small modal.
-import { normalizeFilename } from '@ferry/contract';
+import { type FileDto, normalizeFilename } from '@ferry/contract';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, contentUrl } from '../api/client';
-import type { FileDto } from '../api/types';
 import { ModalDialog } from '../components/modal-dialog';
 import { formatBytes, formatDate } from '../lib/format';
 import { useApp } from '../state/app-context';

@@ -1,8 +1,8 @@
 // One file in My Files: open (preview on the canvas), download, rename, versions, delete, and
 // what it is: size, date, version, session-only or persistent, and for deferred drafts their
 // description and time to expiry.
+import type { FileDto } from '@ferry/contract';
 import { contentUrl } from '../api/client';
-import type { FileDto } from '../api/types';
 import { describeExpiry, formatBytes, formatDate } from '../lib/format';
 
 export interface FileRowActions {

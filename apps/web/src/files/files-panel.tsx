@@ -1,8 +1,8 @@
 // The My Files side panel: upload (button, or drop files anywhere / paste), search and sort, the
 // uploaded / generated / deferred sections, and each file's actions.
+import type { FileDto } from '@ferry/contract';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/client';
-import type { FileDto } from '../api/types';
 import { groupFiles, SECTIONS, type SortKey, type SortOrder } from '../lib/file-sections';
 import { useApp } from '../state/app-context';
 import { RenameDialog, VersionsDialog } from './file-dialogs';

@@ -1,15 +1,14 @@
 // An elicitation (a tool asking mid-call) as the dialog needs it, and its form fields: those of
 // requestedSchema, with the host's list of SEP-2356 x-mcp-file fields turned into file pickers
 // (the host may describe them even when the keyword is not on the property itself).
+import type { CallEvent } from '@ferry/contract';
 import { describeFields, type FieldSpec } from './schema-fields';
 
-export interface PendingElicitation {
-  callId: string;
-  elicitationId: string;
-  message: string;
-  requestedSchema: Record<string, unknown>;
-  fileFields: { name: string; required: boolean; accept?: string[]; maxSize?: number }[];
-}
+/** An `elicitation` call event, as the dialog keeps it until it is answered. */
+export type PendingElicitation = Pick<
+  Extract<CallEvent, { type: 'elicitation' }>,
+  'callId' | 'elicitationId' | 'message' | 'requestedSchema' | 'fileFields'
+>;
 
 export function elicitationFields(request: PendingElicitation): FieldSpec[] {
   return describeFields(request.requestedSchema).map((field) => {

@@ -1,7 +1,6 @@
 // My Files as the side panel lists it: filtered by the search text, sorted, split into the
 // uploaded / generated / deferred sections.
-import { matchesAccept } from '@ferry/contract';
-import type { FileDto, FileSource } from '../api/types';
+import { type FileDto, type FileSource, matchesAccept } from '@ferry/contract';
 
 export type SortKey = 'name' | 'created' | 'size';
 export type SortOrder = 'asc' | 'desc';

@@ -1,7 +1,7 @@
 // A call outcome → what the canvas does with it (v2 §2/§3, v2.1 §8): which files become tabs,
 // which one is shown first, the layout mode, and the v2 iframe `canvas` envelope as a tab of its
 // own. Pure, so the rules are unit-tested.
-import type { ToolCallResponse } from '../api/types';
+import type { ToolCallResponse } from '@ferry/contract';
 import { type CanvasAction, type CanvasItem, planCanvasFromOutcome } from './canvas-layout';
 
 export function canvasActionForOutcome(response: ToolCallResponse): CanvasAction | null {

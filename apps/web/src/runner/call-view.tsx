@@ -1,7 +1,7 @@
 // A running or settled call: status, a live progress bar (determinate when the tool reports a
 // total), its messages, the 15/20/25 s notices in order, cancel, and once settled the outcome.
+import type { UiFile } from '@ferry/contract';
 import { useEffect, useState } from 'react';
-import type { UiFile } from '../api/types';
 import { formatDuration } from '../lib/format';
 import { errorTitle } from '../lib/friendly-error';
 import type { CallState } from '../state/use-tool-call';

@@ -1,8 +1,8 @@
 // A file parameter: pick from My Files (filtered by the field's accept list) or upload a new one,
 // which is then picked. `filename`/`filenames` fields hold names (the host looks them up in My
 // Files); x-mcp-file fields hold file ids (sent as fileInputs, the host makes the data URI).
+import type { FileDto } from '@ferry/contract';
 import { useId, useRef } from 'react';
-import type { FileDto } from '../api/types';
 import { acceptsFile } from '../lib/file-sections';
 import { formatBytes } from '../lib/format';
 import type { FieldSpec } from '../lib/schema-fields';

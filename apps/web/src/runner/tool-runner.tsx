@@ -1,8 +1,9 @@
 // Run any tool without a model: pick a server and a tool, fill the form generated from its
 // inputSchema, run it and follow it live.
+import type { CallEvent, UiFile } from '@ferry/contract';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
-import type { CallDetail, CallEvent, ServerDto, ToolDto, UiFile } from '../api/types';
+import type { CallDetail, ServerDto, ToolDto } from '../api/types';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { describeFields } from '../lib/schema-fields';
 import { useToolCall } from '../state/use-tool-call';

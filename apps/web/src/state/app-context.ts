@@ -1,7 +1,8 @@
 // What every panel may ask of the app: the signed-in user, My Files, uploads, opening files on
 // the canvas and toasts. One context, built in app.tsx.
+import type { FileDto } from '@ferry/contract';
 import { createContext, useContext } from 'react';
-import type { FileDto, MeDto } from '../api/types';
+import type { MeDto } from '../api/types';
 import type { UploadsState } from './use-uploads';
 
 export interface OpenableFile {

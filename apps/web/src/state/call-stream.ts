@@ -1,7 +1,7 @@
 // Follows one call's server-sent events (GET /api/calls/:id/events). Every event type is its own
 // SSE `event:` name, so each gets a listener. The stream closes on the terminal event; without
 // that EventSource would reconnect and receive the 204 that tells it to stop.
-import { CALL_EVENT_TYPES, type CallEvent, TERMINAL_EVENTS } from '../api/types';
+import { CALL_EVENT_TYPES, type CallEvent, TERMINAL_EVENTS } from '@ferry/contract';
 
 export function followCall(
   callId: string,

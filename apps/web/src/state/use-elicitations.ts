@@ -1,8 +1,8 @@
 // Questions tools ask mid-call (MCP elicitation), one dialog at a time. They may arrive twice
 // (the call's own stream and the user stream), so they are keyed by id; an answer given anywhere
 // (`elicitation_answered`) or the end of the call removes them.
+import type { CallEvent } from '@ferry/contract';
 import { useCallback, useState } from 'react';
-import type { CallEvent } from '../api/types';
 import type { PendingElicitation } from '../lib/elicitation-fields';
 
 export function useElicitations() {
@@ -10,14 +10,13 @@ export function useElicitations() {
 
   const onCallEvent = useCallback((event: CallEvent) => {
     if (event.type === 'elicitation') {
-      const elicitationId = event.elicitationId ?? event.requestId;
-      if (!elicitationId) return;
+      const { elicitationId } = event;
       const request: PendingElicitation = {
         callId: event.callId,
         elicitationId,
         message: event.message,
-        requestedSchema: event.requestedSchema ?? { type: 'object', properties: {} },
-        fileFields: event.fileFields ?? [],
+        requestedSchema: event.requestedSchema,
+        fileFields: event.fileFields,
       };
       setPending((list) => (list.some((e) => e.elicitationId === elicitationId) ? list : [...list, request]));
     } else if (event.type === 'elicitation_answered') {

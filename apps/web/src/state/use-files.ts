@@ -1,9 +1,9 @@
 // My Files, loaded once and reloaded on demand (after an upload, a tool's file_stored event, a
 // files_changed event of the user stream). Reloads are coalesced: a burst of events (a tool that
 // stores five files) costs one request.
+import type { FileDto } from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/client';
-import type { FileDto } from '../api/types';
 
 export interface FilesState {
   files: FileDto[];

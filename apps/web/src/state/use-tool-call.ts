@@ -1,8 +1,9 @@
 // One tool call from start to outcome: POST /api/calls, follow its events (progress, the
 // 15/20/25 s notices, stored files, elicitations), cancel, then fetch the outcome.
+import type { CallEvent, StoredFileSummary, ToolCallResponse } from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiRequestError, api } from '../api/client';
-import type { CallDetail, CallEvent, CallStatus, StoredFileSummary, ToolCallResponse } from '../api/types';
+import type { CallDetail, CallStatus } from '../api/types';
 import { followCall } from './call-stream';
 
 export interface CallLogEntry {

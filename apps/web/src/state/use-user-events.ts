@@ -3,8 +3,9 @@
 // My Files live and brings elicitations to this tab. Without the stream (an older server), the
 // app refreshes My Files after its own uploads and calls, and polls while the tab is visible; the
 // status bar says which mode is on.
+import { CALL_EVENT_TYPES, type CallEvent } from '@ferry/contract';
 import { useEffect, useRef, useState } from 'react';
-import { CALL_EVENT_TYPES, type CallEvent, type FilesChangedEvent, type UserCallEvent } from '../api/types';
+import type { FilesChangedEvent, UserCallEvent } from '../api/types';
 
 export type UserStreamState = 'connecting' | 'live' | 'unavailable';
 

@@ -3,56 +3,24 @@
 // host paths, tokens or URLs Ferry made. The UI gets the display hints, the canvas envelope and
 // references to the stored files (ids, not bytes), plus what was rejected and why.
 import {
-  type CanvasEnvelope,
+  type CallAnswer,
   chooseViewer,
   type DisplayHints,
   ERROR_CODES,
   type ErrorEnvelope,
+  type HostRejectedOutput,
   isFerryErrorCode,
+  type ModelAnswer,
   type ToolOutcome,
+  type UiAnswer,
+  type UiFile,
+  type UnstoredOutput,
 } from '@ferry/contract';
-import type { HostRejectedOutput } from './collect-outputs.js';
 import { NO_REDACTION, type Redaction, redactString, redactValue } from './redact-for-model.js';
-import type { StoredOutput, UnstoredOutput } from './store-outputs.js';
+import type { StoredOutput } from './store-outputs.js';
 
-export interface ModelAnswer {
-  results: unknown;
-  files: { name: string; description?: string }[];
-  isError: boolean;
-  error?: { code: string; message: string; suggestion?: string };
-  /** Files the tool meant to return that were not stored: name and a reason without paths. */
-  notStored?: { name: string; reason: string }[];
-}
-
-export interface UiFile {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  viewer: string;
-  primary?: true;
-  autoOpen: boolean;
-  category?: string;
-  description?: string;
-  deferred: boolean;
-  temporary: boolean;
-}
-
-export interface UiAnswer {
-  display: DisplayHints;
-  canvas?: CanvasEnvelope;
-  files: UiFile[];
-  rejected: HostRejectedOutput[];
-  unstored: UnstoredOutput[];
-  warnings: string[];
-  /** The spec envelope when the call failed as a whole. */
-  error?: ErrorEnvelope;
-}
-
-export interface CallAnswer {
-  forModel: ModelAnswer;
-  forUi: UiAnswer;
-}
+// The answers' shapes are the contract's: the API sends them on and the web app reads them.
+export type { CallAnswer, ModelAnswer, UiAnswer, UiFile } from '@ferry/contract';
 
 export interface AnswerInput {
   outcome: ToolOutcome;

@@ -16,7 +16,7 @@
 // cancelled at the step that stopped. A failure anything else throws becomes E_INTERNAL (or the
 // FerryError's own code); callTool itself only rejects on programmer errors in its deps.
 import { randomUUID } from 'node:crypto';
-import { type ErrorEnvelope, errorEnvelope, FerryError } from '@ferry/contract';
+import { type ErrorEnvelope, errorEnvelope, FerryError, type ToolCallResponse } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { ConnectionPool } from '../connections/connection.js';
 import { type CallEvent, createCallEventSink } from '../events/call-events.js';
@@ -77,12 +77,8 @@ export interface ToolCallDeps {
   elicitations?: ElicitationBroker;
 }
 
-export interface ToolCallResponse extends CallAnswer {
-  callId: string;
-  status: 'finished' | 'failed' | 'cancelled';
-  /** The arguments as the model's transcript may show them (absent when preparation failed). */
-  transcript?: Record<string, unknown>;
-}
+// What callTool resolves with is what the API sends and the web app reads: the contract's shape.
+export type { ToolCallResponse } from '@ferry/contract';
 
 export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallResponse> {
   const clock = deps.clock ?? systemClock;

@@ -7,13 +7,13 @@ import { basename } from 'node:path';
 import {
   type ErrorEnvelope,
   errorEnvelope,
-  type FerryErrorCode,
   type FileOutput,
+  type HostOutputOrigin,
+  type HostRejectedOutput,
   invalidPathError,
   mimeFromName,
   normalizeFilename,
   normalizeToolResult,
-  type OutputOrigin,
   type ToolOutcome,
   viewerForFile,
 } from '@ferry/contract';
@@ -23,24 +23,13 @@ import { type OpenedWorkspaceFile, resolveWorkspaceFile } from '../workspace/res
 import type { WorkspaceSnapshot } from '../workspace/workspace-snapshot.js';
 import type { Workspace } from '../workspace/workspaces.js';
 
-/** The contract's origins plus files found in the workspace. */
-export type HostOutputOrigin = OutputOrigin | 'workspace';
+// Rejected outputs reach the UI in the call's answer, so their shape is the contract's.
+export type { HostOutputOrigin, HostRejectedOutput } from '@ferry/contract';
 
 export interface CollectedFile extends Omit<FileOutput, 'origin'> {
   origin: HostOutputOrigin;
   /** Path sources: the file, already opened safely. */
   opened?: OpenedWorkspaceFile;
-}
-
-export interface HostRejectedOutput {
-  origin: HostOutputOrigin;
-  /** Position within its list, when the result had one. */
-  index?: number;
-  name?: string;
-  code: FerryErrorCode;
-  reason: string;
-  /** The spec envelope for path and size refusals (v2.1 §12.2, §12.3). */
-  error?: ErrorEnvelope;
 }
 
 export interface CollectOutputsInput {

@@ -6,21 +6,18 @@
 // tool's own server, never a URL Ferry would fetch itself); a link that cannot be read is reported
 // as unstored with the server's reason. Their contents come whole in one MCP message.
 import { Readable } from 'node:stream';
-import { type DisplayHints, FerryError } from '@ferry/contract';
+import { type DisplayHints, FerryError, type HostRejectedOutput, type UnstoredOutput } from '@ferry/contract';
 import type { FileRecord, FileStore, PutOptions } from '@ferry/storage';
 import type { ResourceContents } from '../connections/connection.js';
-import type { CollectedFile, HostRejectedOutput } from './collect-outputs.js';
+import type { CollectedFile } from './collect-outputs.js';
+
+// Unstored outputs reach the UI in the call's answer, so their shape is the contract's.
+export type { UnstoredOutput } from '@ferry/contract';
 
 export interface StoredOutput {
   output: CollectedFile;
   record: FileRecord;
   temporary: boolean;
-}
-
-export interface UnstoredOutput {
-  name: string;
-  origin: CollectedFile['origin'];
-  reason: string;
 }
 
 export interface StoreOutputsInput {

@@ -1,23 +1,12 @@
 // The catalog's public shapes. Rows come back camelCased and typed the same on every dialect:
 // sizes are numbers, timestamps Dates, `persist` a boolean, `info` parsed JSON.
+import type { FileInfo, FileSource } from '@ferry/contract';
 import type { Kysely } from 'kysely';
 import type { CatalogTables } from './tables.js';
 import type { CatalogTraits } from './traits.js';
 
-export type FileSource = 'uploaded' | 'generated' | 'deferred';
-
-/** Cheap facts about the content for the prompt file block; every field optional. */
-export interface FileInfo {
-  rows?: number;
-  columns?: number;
-  width?: number;
-  height?: number;
-  pages?: number;
-  /** A deferred artifact's v2.1 §7 `reason` (e.g. `needs_editing`). */
-  deferredReason?: string;
-  /** A deferred artifact's `next_actions`: what the user may do with it next. */
-  nextActions?: string[];
-}
+// Shared with the files API and the web app, so defined once in the contract.
+export type { FileInfo, FileSource } from '@ferry/contract';
 
 /** A stored, ready version of a logical file. */
 export interface FileRecord {
