@@ -360,3 +360,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     // The group is gone already.
   }
 }
+
+/** How to run a benchmark again as it was run: the environment it read, then the command. */
+export function benchCommand(bench: string, envNames: readonly string[]): string {
+  const env = envNames
+    .filter((name) => process.env[name] !== undefined)
+    .map((name) => `${name}=${process.env[name]} `)
+    .join('');
+  return `${env}node scripts/bench.mjs ${bench}`;
+}

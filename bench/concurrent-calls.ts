@@ -20,6 +20,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseStream } from '../apps/ferry/src/cli/sse-reader.js';
 import {
+  benchCommand,
   type FerryProcess,
   latencySummary,
   MIB,
@@ -509,18 +510,14 @@ function fileBytes(user: number, call: number): Buffer {
 }
 
 function command(): string {
-  const env = [
+  return benchCommand('concurrent-calls', [
     'BENCH_USERS',
     'BENCH_CALLS_PER_USER',
     'BENCH_CALL_FILE_KIB',
     'BENCH_SANDBOX',
     'BENCH_WARM',
     'BENCH_TIMEOUT_S',
-  ]
-    .filter((name) => process.env[name] !== undefined)
-    .map((name) => `${name}=${process.env[name]} `)
-    .join('');
-  return `${env}node scripts/bench.mjs concurrent-calls`;
+  ]);
 }
 
 /** One JSON document with the reason, so scripts/bench.mjs reports it; then cleanup and exit 1. */

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  benchCommand,
   type FerryProcess,
   MIB,
   measureCopyHashFloor,
@@ -375,17 +376,13 @@ function argument(name: string): string | undefined {
 }
 
 function command(): string {
-  const env = [
+  return benchCommand('upload', [
     'BENCH_UPLOAD_MIB',
     'FERRY_BENCH_RUNS',
     'BENCH_UPLOAD_FORM',
     'BENCH_DOWNLOAD_TO',
     'BENCH_TIMEOUT_S',
-  ]
-    .filter((name) => process.env[name] !== undefined)
-    .map((name) => `${name}=${process.env[name]} `)
-    .join('');
-  return `${env}node scripts/bench.mjs upload`;
+  ]);
 }
 
 /** One JSON document with the reason, so scripts/bench.mjs reports it; then cleanup and exit 1. */
