@@ -2,6 +2,7 @@
 // the 15/20/25 s notices while it runs, then the files it stored (the runner's chips, opening on
 // the canvas), the error if any, and what the model read.
 import type { UiFile } from '@ferry/contract';
+import { CallNotices, CallProgress } from '../components/call-progress';
 import { errorTitle } from '../lib/friendly-error';
 import { FileChips, FriendlyErrorBox } from '../runner/result-view';
 import type { ToolEntry } from './chat-model';
@@ -37,7 +38,6 @@ const shorten = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MA
 export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiFile): void }) {
   const running = entry.status === 'running' || entry.status === 'pending';
   const shown = entry.status === 'finished' && entry.isError ? 'failed' : entry.status;
-  const percent = entry.progress?.percent;
   const summary = summaryOf(entry);
   const label = entry.server && entry.tool ? `${entry.server} › ${entry.tool}` : entry.name;
   return (
@@ -65,32 +65,8 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
               <pre className="chat-pre">{pretty(entry.arguments)}</pre>
             </div>
           )}
-          {running && (
-            <div className="call-progress">
-              <progress
-                max={100}
-                value={percent}
-                aria-label="Progress"
-                aria-valuetext={
-                  entry.progress?.message ?? (percent === undefined ? 'working' : `${Math.round(percent)} %`)
-                }
-              />
-              <span className="progress-message" aria-live="polite">
-                {percent !== undefined && `${Math.round(percent)} % `}
-                {entry.progress?.message ?? ''}
-              </span>
-            </div>
-          )}
-          {entry.notices.length > 0 && (
-            <ol className="notices" aria-label="Notices">
-              {entry.notices.map((notice) => (
-                <li key={`${notice.kind}-${notice.afterSeconds}`} className={`notice ${notice.kind}`}>
-                  <span className="notice-time">{Math.round(notice.afterSeconds * 10) / 10} s</span>{' '}
-                  {notice.message}
-                </li>
-              ))}
-            </ol>
-          )}
+          {running && <CallProgress progress={entry.progress} />}
+          <CallNotices notices={entry.notices} />
           {entry.error && (
             <FriendlyErrorBox
               error={{

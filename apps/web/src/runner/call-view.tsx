@@ -2,6 +2,7 @@
 // total), its messages, the 15/20/25 s notices in order, cancel, and once settled the outcome.
 import type { UiFile } from '@ferry/contract';
 import { useEffect, useState } from 'react';
+import { CallNotices, CallProgress } from '../components/call-progress';
 import { formatDuration } from '../lib/format';
 import { errorTitle } from '../lib/friendly-error';
 import type { CallState } from '../state/use-tool-call';
@@ -37,7 +38,6 @@ export function CallView({
 }) {
   const running = call.status === 'running' || call.status === 'starting';
   const elapsed = useElapsed(call);
-  const percent = call.progress?.percent;
   // A call can finish and still be the tool's error envelope: say so, in red.
   const toolError =
     call.status === 'finished' && call.response !== null && errorOf(call.response) !== undefined;
@@ -68,37 +68,8 @@ export function CallView({
           </button>
         )}
       </header>
-      {running && (
-        <div className="call-progress">
-          <progress
-            max={100}
-            value={percent}
-            aria-label="Progress"
-            data-testid="call-progress"
-            aria-valuetext={
-              call.progress?.message ?? (percent === undefined ? 'working' : `${Math.round(percent)} %`)
-            }
-          />
-          <span className="progress-message" aria-live="polite" data-testid="progress-message">
-            {percent !== undefined && `${Math.round(percent)} % `}
-            {call.progress?.message ?? ''}
-          </span>
-        </div>
-      )}
-      {call.notices.length > 0 && (
-        <ol className="notices" aria-label="Notices" data-testid="notices">
-          {call.notices.map((notice) => (
-            <li
-              key={`${notice.kind}-${notice.afterSeconds}`}
-              className={`notice ${notice.kind}`}
-              data-testid="notice"
-            >
-              <span className="notice-time">{Math.round(notice.afterSeconds * 10) / 10} s</span>{' '}
-              {notice.message}
-            </li>
-          ))}
-        </ol>
-      )}
+      {running && <CallProgress progress={call.progress} />}
+      <CallNotices notices={call.notices} />
       {call.failure && !call.response && (
         <FriendlyErrorBox
           error={{
