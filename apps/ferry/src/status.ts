@@ -1,33 +1,11 @@
 // What this Ferry runs on, as the startup summary prints it and GET /api/status returns it (the web
 // app's status bar): one description, so the two cannot disagree.
+import type { FerryStatus, SandboxStatus } from '@ferry/contract';
 import type { SandboxProbe } from '@ferry/sandbox';
 
+export type { FerryStatus, SandboxStatus } from '@ferry/contract';
+
 export const FERRY_VERSION = '0.1.0';
-
-export interface SandboxStatus {
-  /** The configured floor. */
-  mode: 'required' | 'auto' | 'off';
-  /** What local servers get. */
-  effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
-  available: boolean;
-  bwrapVersion?: string;
-  /** Why the sandbox is unavailable. */
-  reason?: string;
-  /** Shown loudly whenever tools are not isolated. */
-  warning?: string;
-  summary: string;
-}
-
-export interface FerryStatus {
-  version: string;
-  storage: string;
-  catalog: string;
-  auth: string;
-  llm: string;
-  sandbox: SandboxStatus;
-  /** Everything an operator should see: sandbox missing, local auth exposed, unknown config. */
-  warnings: string[];
-}
 
 export function sandboxStatus(probe: SandboxProbe): SandboxStatus {
   return {

@@ -64,6 +64,7 @@ export {
   sandboxUnavailableError,
   timeoutError,
 } from './errors.js';
+export type { FerryStatus, SandboxStatus } from './ferry-status.js';
 export {
   FILE_CONTEXT_FOOTER,
   FILE_CONTEXT_HEADER,
@@ -133,4 +134,5 @@ export type {
   RejectedOutput,
   ToolOutcome,
 } from './tool-outcome.js';
+export type { UserEvent, UserEventBody } from './user-events.js';
 export { isValidUsername, USERNAME_PATTERN } from './username.js';

@@ -2,18 +2,9 @@
 // user's calls, whoever started them (the tool runner, the chat, the CLI), and changes to My Files
 // (uploads, renames, deletes, files stored by tools), so every open tab updates without reloading.
 // In memory, per instance; a short backlog per user lets a reconnecting tab catch up by event id.
-import type { CallEvent } from '@ferry/host';
+import type { UserEvent, UserEventBody } from '@ferry/contract';
 
-export type UserEventBody =
-  | { type: 'call'; event: CallEvent }
-  | {
-      type: 'files_changed';
-      reason: 'uploaded' | 'stored' | 'renamed' | 'deleted';
-      /** The files concerned, when known (a delete of every version names the one asked for). */
-      fileIds: string[];
-    };
-
-export type UserEvent = UserEventBody & { id: number; at: string };
+export type { UserEvent, UserEventBody } from '@ferry/contract';
 
 export interface UserEvents {
   publish(owner: string, body: UserEventBody): void;

@@ -2,7 +2,7 @@
 // OpenAPI document), as the web app reads them. Only the fields the UI uses are listed; extra
 // fields are ignored. Shapes the packages define too (files, call events and answers, chat
 // events) come from @ferry/contract.
-import type { CallEvent, ToolCallResponse } from '@ferry/contract';
+import type { FerryStatus, ToolCallResponse, UserEventBody } from '@ferry/contract';
 
 export interface MeDto {
   username: string;
@@ -14,24 +14,8 @@ export interface MeDto {
   sandbox?: string;
 }
 
-/** GET /api/status: the effective modes and the warnings to show. */
-export interface StatusDto {
-  username: string;
-  version: string;
-  storage: string;
-  catalog: string;
-  auth: string;
-  llm: string;
-  sandbox: {
-    mode: 'required' | 'auto' | 'off';
-    effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
-    available: boolean;
-    reason?: string;
-    warning?: string;
-    summary: string;
-  };
-  warnings: string[];
-}
+/** GET /api/status: the effective modes and the warnings to show, and who is asking. */
+export type StatusDto = FerryStatus & { username: string };
 
 export interface ServerDto {
   name: string;
@@ -68,16 +52,7 @@ export interface CallDetail {
 }
 
 /** GET /api/events: My Files changed (upload, rename, delete, a file stored by a tool). */
-export interface FilesChangedEvent {
-  type: 'files_changed';
-  reason: string;
-  fileIds?: string[];
-  /** An earlier draft of the stream named one file. */
-  fileId?: string;
-}
+export type FilesChangedEvent = Extract<UserEventBody, { type: 'files_changed' }>;
 
 /** GET /api/events wraps each call event: `event: call`, data `{ type: 'call', event }`. */
-export interface UserCallEvent {
-  type: 'call';
-  event: CallEvent;
-}
+export type UserCallEvent = Extract<UserEventBody, { type: 'call' }>;

@@ -1,0 +1,27 @@
+// What a Ferry runs on, as its startup summary prints it and GET /api/status returns it (the web
+// app's status bar reads it): apps/ferry/src/status.ts fills it from the config and the sandbox probe.
+
+export interface SandboxStatus {
+  /** The configured floor. */
+  mode: 'required' | 'auto' | 'off';
+  /** What local servers get. */
+  effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
+  available: boolean;
+  bwrapVersion?: string;
+  /** Why the sandbox is unavailable. */
+  reason?: string;
+  /** Shown loudly whenever tools are not isolated. */
+  warning?: string;
+  summary: string;
+}
+
+export interface FerryStatus {
+  version: string;
+  storage: string;
+  catalog: string;
+  auth: string;
+  llm: string;
+  sandbox: SandboxStatus;
+  /** Everything an operator should see: sandbox missing, local auth exposed, unknown config. */
+  warnings: string[];
+}
