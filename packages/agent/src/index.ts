@@ -24,7 +24,6 @@ export {
   type ToolMessage,
   type ToolMessageStatus,
   toModelMessages,
-  type UiFileRef,
   type UserMessage,
 } from './messages.js';
 export {
