@@ -1,22 +1,31 @@
 // The launcher the host uses for local (stdio) servers: every process of every user inside its own
-// bubblewrap sandbox, the user's workspace at /tmp/<username> (bwrap-arguments.ts), limits from
-// sandbox-limits.ts, started through sandbox-wrapper.ts. What runs where:
+// bubblewrap sandbox on an allow-list (bwrap-arguments.ts), as an unprivileged host user
+// (sandbox-identity.ts), its program found and bound (program-paths.ts), limits from
+// sandbox-limits.ts, the network isolated (sandbox-network.ts), started through sandbox-wrapper.ts.
+// What runs where:
 //
-//   launcher mode × server `sandbox`   required if either says required, else off if either says
-//                                      off, else auto
+//   launcher mode × server `sandbox`   required if either says required; off only when the
+//                                      launcher is off, or the server says off AND
+//                                      `allowServerOff` lets it; else auto
 //   required, sandbox usable           sandboxed
 //   required, sandbox unusable         FerryError E_SANDBOX_UNAVAILABLE (the pool and the
 //                                      pipeline pass it on as that envelope)
-//   auto, sandbox unusable; off        unsandboxed, with a warning each launch (onWarning), and
-//                                      FERRY_WORKSPACE_ROOT so tools write where Ferry looks
+//   auto, sandbox unusable; off        unsandboxed, with a warning each launch (onWarning); the
+//                                      tool still finds its workspace at /tmp/<user>: a link to
+//                                      the host directory, or the launch is refused saying why
+//   network asked, no user-mode stack  required: E_SANDBOX_UNAVAILABLE; auto: no network, warned
+//   program not found                  FerryError E_TOOL_UNAVAILABLE naming the missing path
 //   workspace over quota               FerryError E_QUOTA_EXCEEDED before anything starts
-//
-// The host must look for the workspace where the tool writes: `createHost({ launcher, toolRoot:
-// launcher.toolRootFor })` (or toolRoot: '/tmp' when every server is sandboxed).
-import { lstat, realpath } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { lstat, readlink, realpath, rm, symlink } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
 import { FerryError, isValidUsername } from '@ferry/contract';
-import { bwrapArguments, SANDBOX_TOOL_ROOT, toolDirOf } from './bwrap-arguments.js';
+import {
+  bwrapArguments,
+  SANDBOX_SCRATCH,
+  SANDBOX_TOOL_ROOT,
+  type SandboxIdentityPlan,
+  toolDirOf,
+} from './bwrap-arguments.js';
 import {
   fillUser,
   type LaunchSpec,
@@ -25,12 +34,20 @@ import {
   type SandboxServer,
 } from './launch-spec.js';
 import { type ProbeResult, runProbe, type SandboxProbe } from './probe-sandbox.js';
+import { findProgramPaths, ProgramNotFound } from './program-paths.js';
+import { writeSandboxEtc } from './sandbox-etc.js';
+import { checkRunAs, type RunAs } from './sandbox-identity.js';
 import { prlimitOptions, resolveLimits, type SandboxLimits } from './sandbox-limits.js';
+import { hostAddresses } from './sandbox-network.js';
 import { wrapperLaunch } from './sandbox-wrapper.js';
-import { diskUsageBytes, prepareUserWorkspace } from './user-workspace.js';
+import { isUnder, NEVER_BOUND } from './system-paths.js';
+import { diskUsageBytes, prepareUserWorkspace, type WorkspaceOwner } from './user-workspace.js';
+
+/** An extra host path a server sees at the same place: read-only unless `writable`. */
+export type SandboxBind = string | { path: string; writable?: boolean };
 
 export interface BubblewrapLauncherOptions {
-  /** Host directory of the per-user workspaces: the host's `workspacesRoot`. Hidden inside. */
+  /** Host directory of the per-user workspaces: the host's `workspacesRoot`. Never visible inside. */
   workspacesRoot: string;
   /** Floor for every server (see the table above). @default 'auto' */
   mode?: SandboxMode;
@@ -41,18 +58,23 @@ export interface BubblewrapLauncherOptions {
   /** Per server name, over `limits`. */
   serverLimits?: Readonly<Record<string, SandboxLimits>>;
   /**
-   * Host paths the tools must not see, on top of the workspaces root and /etc/shadow, /etc/gshadow:
-   * Ferry's data directory (the FileStore), config files with secrets, home directories. The rest
-   * of the file system is readable (not writable) by tools as far as Ferry's own user may read it,
-   * so run Ferry as a dedicated non-root user.
+   * Host paths that stay invisible even where they lie inside a tree a server's program needs (a
+   * checkout under /tmp holding the data dir): Ferry's data directory, config files with secrets.
+   * Everything not on the allow-list is invisible anyway.
    */
   hide?: readonly string[];
+  /** Extra paths for every server, and per server name. */
+  binds?: readonly SandboxBind[];
+  bindsByServer?: Readonly<Record<string, readonly SandboxBind[]>>;
+  /** Whether a server's own `sandbox: "off"` is honoured: true, or the names of such servers. @default false */
+  allowServerOff?: boolean | readonly string[];
+  /** The host user tools run as when Ferry is root. @default the system user ferry-sandbox, else nobody */
+  runAs?: RunAs;
   /** @default 'bwrap' in PATH */
   bwrapPath?: string;
-  /** The user and group tools run as inside (mapped to Ferry's own outside). @default 65534 (nobody) */
-  uid?: number;
-  gid?: number;
-  /** Every launch that is not sandboxed. @default a line on stderr */
+  /** Where generated /etc files live (never visible inside). @default <workspacesRoot>/.ferry-sandbox */
+  stateDir?: string;
+  /** Every launch that is not sandboxed (or not as configured). @default a line on stderr */
   onWarning?: (warning: SandboxWarning) => void;
 }
 
@@ -65,11 +87,25 @@ export interface SandboxWarning {
 export interface BubblewrapLauncher extends SandboxLauncher {
   /** The startup probe, run once per launcher (on first use of this or a launch). */
   probe(): Promise<SandboxProbe>;
-  /** Where `server`'s tools see the workspaces: '/tmp' sandboxed, undefined (host paths) not. */
+  /** Where `server`'s tools see the workspaces: always '/tmp' (a link to the host directory when unsandboxed). */
   toolRootFor(server: SandboxServer): Promise<string | undefined>;
+  /** How `server` will run, and why when it is not sandboxed as configured: for startup warnings. */
+  describe(server: SandboxServer): Promise<ServerSandboxReport>;
+  /** Who owns the workspaces (the sandbox user when Ferry is root); undefined: Ferry itself. */
+  workspaceOwner(): Promise<WorkspaceOwner | undefined>;
 }
 
-/** Variables a sandboxed tool keeps from Ferry's environment; HOME, USER and LOGNAME are its own. */
+export interface ServerSandboxReport {
+  server: string;
+  effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
+  network: 'none' | 'isolated' | 'refused' | 'dropped';
+  /** Why the server cannot start at all (its program), one line naming the path. */
+  problem?: string;
+  /** Each way it runs other than configured, one line each. */
+  warnings: string[];
+}
+
+/** Variables a sandboxed tool keeps from Ferry's environment; HOME, USER, LOGNAME and TMPDIR are its own. */
 export const SANDBOX_INHERITED_ENV: readonly string[] = Object.freeze([
   'PATH',
   'LANG',
@@ -89,9 +125,8 @@ const UNSANDBOXED_INHERITED_ENV = [
   'LC_ALL',
   'TZ',
 ];
-const ALWAYS_HIDDEN = ['/etc/shadow', '/etc/gshadow'];
 const WORKSPACE_ROOT_ENV = 'FERRY_WORKSPACE_ROOT';
-const NOBODY = 65534;
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): BubblewrapLauncher {
   if (typeof options?.workspacesRoot !== 'string' || options.workspacesRoot === '') {
@@ -100,30 +135,108 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
   for (const path of options.hide ?? []) {
     if (!isAbsolute(path)) throw new Error(`[ferry/sandbox] [bubblewrap] hide: ${path} is not absolute`);
   }
+  const binds = checkBinds(options.binds ?? [], 'binds');
+  const bindsByServer = Object.fromEntries(
+    Object.entries(options.bindsByServer ?? {}).map(([name, list]) => [
+      name,
+      checkBinds(list, `bindsByServer.${name}`),
+    ]),
+  );
+  checkRunAs(options.runAs);
   const mode = options.mode ?? 'auto';
   const baseLimits = resolveLimits(options.limits);
   for (const layer of Object.values(options.serverLimits ?? {})) resolveLimits(options.limits, layer);
+  const stateDir = options.stateDir ?? join(options.workspacesRoot, '.ferry-sandbox');
   const warn =
     options.onWarning ??
     ((w) => console.warn(`[ferry/sandbox] WARNING (${w.server}, ${w.user}): ${w.message}`));
   let probing: Promise<ProbeResult> | undefined;
   const probe = () => {
-    probing ??= runProbe({ mode, ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}) });
+    probing ??= runProbe({
+      mode,
+      ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}),
+      ...(options.runAs !== undefined ? { runAs: options.runAs } : {}),
+    });
     return probing;
+  };
+  const offAllowed = (server: SandboxServer) => {
+    const allow = options.allowServerOff ?? false;
+    return allow === true || (Array.isArray(allow) && allow.includes(server.name));
   };
   const modeOf = (server: SandboxServer): SandboxMode => {
     if (mode === 'required' || server.sandbox === 'required') return 'required';
-    return mode === 'off' || server.sandbox === 'off' ? 'off' : 'auto';
+    if (mode === 'off') return 'off';
+    return server.sandbox === 'off' && offAllowed(server) ? 'off' : 'auto';
+  };
+  const ownerFrom = (result: ProbeResult): WorkspaceOwner | undefined =>
+    result.probe.available && result.identity?.kind === 'setpriv'
+      ? { uid: result.identity.uid, gid: result.identity.gid }
+      : undefined;
+
+  const describe = async (server: SandboxServer): Promise<ServerSandboxReport> => {
+    const result = await probe();
+    const serverMode = modeOf(server);
+    const warnings: string[] = [];
+    if (server.sandbox === 'off' && serverMode !== 'off') {
+      warnings.push(
+        `MCP server "${server.name}" asks for sandbox: "off", which sandbox.allowServerOff does not allow: it runs sandboxed.`,
+      );
+    }
+    let effectiveMode: ServerSandboxReport['effectiveMode'];
+    if (serverMode === 'off') effectiveMode = 'unsandboxed';
+    else if (result.probe.available) effectiveMode = 'sandboxed';
+    else effectiveMode = serverMode === 'required' ? 'refused' : 'unsandboxed';
+    if (effectiveMode === 'unsandboxed') {
+      const why =
+        serverMode === 'off'
+          ? mode === 'off'
+            ? 'sandbox.mode is "off"'
+            : 'its own sandbox: "off"'
+          : result.probe.reason;
+      warnings.push(
+        `MCP server "${server.name}" runs WITHOUT the sandbox (${why}): it can read and write what Ferry can.`,
+      );
+    }
+    let network: ServerSandboxReport['network'] = 'none';
+    const wantsNetwork = server.network && options.network !== false;
+    if (wantsNetwork && effectiveMode === 'sandboxed') {
+      if (result.network.helpers) network = 'isolated';
+      else if (serverMode === 'required') network = 'refused';
+      else {
+        network = 'dropped';
+        warnings.push(
+          `MCP server "${server.name}" asks for the network, but ${result.network.reason}: it runs WITHOUT network access.`,
+        );
+      }
+    }
+    let problem: string | undefined;
+    if (effectiveMode === 'sandboxed') {
+      problem = await findProgramPaths({
+        command: server.command,
+        args: server.args.map((arg) => fillUser(arg, 'probe')),
+        ...(server.cwd !== undefined ? { cwd: resolve(server.cwd) } : {}),
+        path: process.env.PATH ?? DEFAULT_PATH,
+      }).then(
+        () => undefined,
+        (error: unknown) => (error instanceof ProgramNotFound ? error.message : String(error)),
+      );
+    }
+    return { server: server.name, effectiveMode, network, ...(problem ? { problem } : {}), warnings };
   };
 
   const unsandboxed = async (server: SandboxServer, user: string, message: string): Promise<LaunchSpec> => {
     warn({ server: server.name, user, message });
-    const { root } = await prepareUserWorkspace(options.workspacesRoot, user);
+    const paths = await prepareUserWorkspace(options.workspacesRoot, user, ownerFrom(await probe()));
+    // v2.1 §5.1: the tool writes /tmp/<user>. Unsandboxed, that is the host's /tmp: a link to the
+    // workspace makes it so, or the launch is refused rather than writing somewhere Ferry never looks.
+    await linkToolDir(toolDirOf(user), paths.hostDir, server.name);
     const env = pick(process.env, UNSANDBOXED_INHERITED_ENV);
+    const filled = fillEnv(server.env, user);
+    delete filled[WORKSPACE_ROOT_ENV];
     const spec: LaunchSpec = {
       command: server.command,
       args: server.args.map((arg) => fillUser(arg, user)),
-      env: { ...env, ...fillEnv(server.env, user), [WORKSPACE_ROOT_ENV]: root },
+      env: { ...env, ...filled },
     };
     if (server.cwd !== undefined) spec.cwd = server.cwd;
     return spec;
@@ -136,9 +249,10 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     if (serverMode === 'off') {
       return unsandboxed(server, user, `server "${server.name}" runs WITHOUT a sandbox (sandbox: "off").`);
     }
-    const { probe: result, bwrapPath, cgroup } = await probe();
-    if (!result.available || bwrapPath === undefined || result.limits.prlimit === undefined) {
-      const cause = result.reason ?? 'bubblewrap is unavailable';
+    const result = await probe();
+    const { probe: found, bwrapPath, cgroup, identity } = result;
+    if (!found.available || bwrapPath === undefined || found.limits.prlimit === undefined || !identity) {
+      const cause = found.reason ?? 'bubblewrap is unavailable';
       if (serverMode === 'required') {
         throw new FerryError(
           'E_SANDBOX_UNAVAILABLE',
@@ -146,11 +260,26 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
           { server: server.name, cause },
         );
       }
-      return unsandboxed(server, user, result.warning ?? cause);
+      return unsandboxed(server, user, found.warning ?? cause);
+    }
+
+    let network = server.network && options.network !== false;
+    if (network && !result.network.helpers) {
+      const cause = result.network.reason ?? 'no user-mode network stack';
+      if (serverMode === 'required') {
+        throw new FerryError(
+          'E_SANDBOX_UNAVAILABLE',
+          `MCP server "${server.name}" asks for the network, which the sandbox cannot isolate here: ${cause}`,
+          { server: server.name, cause },
+        );
+      }
+      warn({ server: server.name, user, message: `runs WITHOUT network access: ${cause}.` });
+      network = false;
     }
 
     const limits = resolveLimits(baseLimits, options.serverLimits?.[server.name]);
-    const paths = await prepareUserWorkspace(options.workspacesRoot, user);
+    const owner = ownerFrom(result);
+    const paths = await prepareUserWorkspace(options.workspacesRoot, user, owner);
     if (limits.workspaceBytes !== null) {
       const used = await diskUsageBytes(paths.hostDir);
       if (used > limits.workspaceBytes) {
@@ -161,39 +290,78 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
         );
       }
     }
-    const hidden = await classify([paths.root, ...(options.hide ?? []), ...ALWAYS_HIDDEN]);
-    let cgroupDir: string | undefined;
-    if (cgroup && limits.processes !== null) {
-      await cgroup.sweep();
-      cgroupDir = await cgroup.create(limits.processes);
-    }
     const toolDir = toolDirOf(user);
     const env: Record<string, string> = {
       ...pick(process.env, SANDBOX_INHERITED_ENV),
       HOME: toolDir,
       USER: user,
       LOGNAME: user,
+      TMPDIR: SANDBOX_SCRATCH,
       ...fillEnv(server.env, user),
     };
-    // The tool sees its workspace at /tmp/<user>, the default of every convention; a root set
-    // for the host's view would point it at a path that does not exist inside.
+    // The tool sees its workspace at /tmp/<user>, the default of every convention.
     delete env[WORKSPACE_ROOT_ENV];
+    const args = server.args.map((arg) => fillUser(arg, user));
+    const cwd = server.cwd === undefined ? undefined : resolve(server.cwd);
+    const program = await findProgramPaths({
+      command: server.command,
+      args,
+      ...(cwd !== undefined ? { cwd } : {}),
+      path: env.PATH ?? DEFAULT_PATH,
+    }).catch((error: unknown) => {
+      if (!(error instanceof ProgramNotFound)) throw error;
+      throw new FerryError(
+        'E_TOOL_UNAVAILABLE',
+        `MCP server "${server.name}" cannot start: ${error.message}`,
+        {
+          server: server.name,
+          cause: error.message,
+        },
+      );
+    });
+    const extra = [...binds, ...(bindsByServer[server.name] ?? [])];
+    // Nothing of the program may land on the workspace mount or on /tmp itself.
+    const programRoots = program.roots.filter((root) => !isUnder(root, toolDir) && !isUnder(toolDir, root));
+    const masks = await masksInside(
+      [...programRoots, ...extra.map((bind) => bind.path)],
+      [paths.root, stateDir, ...(options.hide ?? [])],
+    );
+    const etc = await writeSandboxEtc(stateDir, user, identity);
+    let cgroupDir: string | undefined;
+    if (cgroup && limits.processes !== null) {
+      await cgroup.sweep();
+      cgroupDir = await cgroup.create(limits.processes);
+    }
+    const identityPlan: SandboxIdentityPlan =
+      identity.kind === 'setpriv'
+        ? {
+            kind: 'setpriv',
+            uid: identity.uid,
+            gid: identity.gid,
+            setprivPath: result.setprivPath ?? 'setpriv',
+            ...(result.innerBwrap ? { innerBwrap: bwrapPath } : {}),
+          }
+        : { kind: 'userns', uid: identity.uid, gid: identity.gid };
+    // RLIMIT_NPROC counts every process of the host uid, so it is shared by all sandboxes: with a
+    // cgroup per sandbox it would only get in the way of the next user's.
+    const rlimits = prlimitOptions(cgroupDir ? { ...limits, processes: null } : limits);
     const bwrap = bwrapArguments({
       username: user,
       hostDir: paths.hostDir,
       inputDir: paths.inputDir,
-      network: server.network && options.network !== false,
-      hiddenDirs: hidden.dirs,
-      hiddenFiles: hidden.files,
+      network,
+      system: network ? [...result.system, ...result.networkSystem] : result.system,
+      etc,
+      programRoots,
+      binds: extra,
+      masks,
       env,
-      cwd: server.cwd ?? toolDir,
-      ...(server.cwd ? { programDirs: [resolve(server.cwd)] } : {}),
-      uid: options.uid ?? NOBODY,
-      gid: options.gid ?? NOBODY,
+      cwd: cwd ?? toolDir,
+      identity: identityPlan,
       tmpBytes: limits.tmpBytes,
-      prlimit: { path: result.limits.prlimit, options: prlimitOptions(limits) },
-      command: server.command,
-      args: server.args.map((arg) => fillUser(arg, user)),
+      prlimit: { path: found.limits.prlimit, options: rlimits },
+      command: program.executable,
+      args,
     });
     return wrapperLaunch({
       bwrapPath,
@@ -202,19 +370,111 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       workspaceBytes: limits.workspaceBytes,
       quotaCheckMs: limits.quotaCheckMs,
       bwrap,
-      env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
+      ...(network && result.network.helpers
+        ? {
+            network: {
+              helpers: result.network.helpers,
+              refused: hostAddresses(),
+              userns: identity.kind === 'userns',
+            },
+          }
+        : {}),
+      env: { PATH: process.env.PATH ?? DEFAULT_PATH },
     });
   };
 
   return Object.assign(launch, {
     probe: async () => (await probe()).probe,
-    toolRootFor: async (server: SandboxServer) => {
-      const serverMode = modeOf(server);
-      if (serverMode === 'off') return undefined;
-      const { probe: result } = await probe();
-      return result.available || serverMode === 'required' ? SANDBOX_TOOL_ROOT : undefined;
-    },
+    toolRootFor: async () => SANDBOX_TOOL_ROOT,
+    describe,
+    workspaceOwner: async () => ownerFrom(await probe()),
   });
+}
+
+function checkBinds(list: readonly SandboxBind[], where: string): { path: string; writable: boolean }[] {
+  return list.map((bind) => {
+    const path = typeof bind === 'string' ? bind : bind?.path;
+    if (typeof path !== 'string' || !isAbsolute(path)) {
+      throw new Error(
+        `[ferry/sandbox] [bubblewrap] ${where}: ${JSON.stringify(path)} is not an absolute path`,
+      );
+    }
+    const normal = resolve(path);
+    if (NEVER_BOUND.includes(normal)) {
+      throw new Error(
+        `[ferry/sandbox] [bubblewrap] ${where}: ${normal} cannot be bound whole; name the directory the server needs`,
+      );
+    }
+    return { path: normal, writable: typeof bind === 'object' && bind.writable === true };
+  });
+}
+
+/**
+ * /tmp/<user> on the host as a link to the workspace, for a tool that runs unsandboxed. A link
+ * Ferry made before (to this workspace, or dangling) is fine or replaced; anything else there (a
+ * directory, another Ferry's link) refuses the launch with the reason.
+ */
+async function linkToolDir(toolDir: string, hostDir: string, server: string): Promise<void> {
+  if (toolDir === hostDir) return;
+  const refuse = (why: string) =>
+    new FerryError(
+      'E_TOOL_UNAVAILABLE',
+      `MCP server "${server}" runs without the sandbox and must find its workspace at ${toolDir}, but ${why}. Remove it, or run the server sandboxed.`,
+      { server, path: toolDir },
+    );
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stats = await lstat(toolDir).catch(() => undefined);
+    if (stats === undefined) {
+      const made = await symlink(hostDir, toolDir).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'EEXIST') return false;
+          throw error;
+        },
+      );
+      if (made) return;
+      continue;
+    }
+    if (!stats.isSymbolicLink()) throw refuse(`${toolDir} exists and is not a link Ferry made`);
+    if (stats.uid !== process.getuid?.()) throw refuse(`${toolDir} is a link of uid ${stats.uid}`);
+    const target = await readlink(toolDir);
+    if (target === hostDir) return;
+    const alive = await realpath(toolDir).then(
+      () => true,
+      () => false,
+    );
+    if (alive) throw refuse(`${toolDir} points to ${target}, another Ferry's workspace`);
+    await rm(toolDir, { force: true });
+  }
+  throw refuse(`${toolDir} keeps changing`);
+}
+
+/** The hidden paths that lie inside one of the bound trees, as directories and files to cover. */
+async function masksInside(
+  bound: readonly string[],
+  hidden: readonly string[],
+): Promise<{ dirs: string[]; files: string[] }> {
+  const dirs = new Set<string>();
+  const files = new Set<string>();
+  const roots = await Promise.all(
+    bound.map(async (root) => ({ root, real: await realpath(root).catch(() => root) })),
+  );
+  for (const path of hidden) {
+    const real = await realpath(path).catch(() => undefined);
+    if (real === undefined) continue;
+    const stats = await lstat(real);
+    for (const { root, real: realRoot } of roots) {
+      for (const [candidate, base] of [
+        [real, realRoot],
+        [resolve(path), root],
+      ] as const) {
+        if (!isUnder(candidate, base) || candidate === base) continue;
+        const inside = join(root, candidate.slice(base.length));
+        (stats.isDirectory() ? dirs : files).add(inside);
+      }
+    }
+  }
+  return { dirs: [...dirs], files: [...files] };
 }
 
 function pick(source: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {
@@ -229,17 +489,4 @@ function pick(source: NodeJS.ProcessEnv, names: readonly string[]): Record<strin
 
 function fillEnv(env: Readonly<Record<string, string>>, user: string): Record<string, string> {
   return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, fillUser(value, user)]));
-}
-
-/** Real paths of what exists, as directories (covered by a tmpfs) or files (covered by /dev/null). */
-async function classify(paths: readonly string[]): Promise<{ dirs: string[]; files: string[] }> {
-  const dirs = new Set<string>();
-  const files = new Set<string>();
-  for (const path of paths) {
-    const real = await realpath(path).catch(() => undefined);
-    if (real === undefined || real === '/') continue;
-    const stats = await lstat(real);
-    (stats.isDirectory() ? dirs : files).add(real);
-  }
-  return { dirs: [...dirs], files: [...files] };
 }

@@ -1,20 +1,32 @@
-// The startup capability probe: runs bubblewrap once with exactly the options a launch uses (user,
-// pid + new /proc, net namespaces, tmpfs sizes, binds), because "bwrap is installed" says nothing about whether
-// this kernel, container or AppArmor profile lets it create them. Also finds prlimit (util-linux),
-// which applies the rlimits, and whether a pids cgroup can be made for the process limit.
+// The startup capability probe: runs bubblewrap once with exactly the plan a launch uses (the
+// allow-list of system paths, the identity, pid/net/mount namespaces, the read-only private /tmp,
+// tmpfs sizes), because "bwrap is installed" says nothing about whether this kernel, container or
+// AppArmor profile lets it create them, and checks from inside that the tool is who and where it
+// should be (never root, no capabilities, only the listed top-level directories). Also finds
+// prlimit and setpriv (util-linux), the network helpers, and whether a pids cgroup can be made.
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { bwrapArguments } from './bwrap-arguments.js';
 import type { SandboxMode } from './launch-spec.js';
 import { openPidsCgroup, type PidsCgroup } from './pids-cgroup.js';
+import { findExecutable } from './program-paths.js';
+import { writeSandboxEtc } from './sandbox-etc.js';
+import { type RunAs, resolveSandboxIdentity, type SandboxIdentity } from './sandbox-identity.js';
+import { findNetworkHelpers, type NetworkHelpers } from './sandbox-network.js';
+import {
+  ETC_ENTRIES,
+  NETWORK_ETC_ENTRIES,
+  SYSTEM_DIRS,
+  type SystemMount,
+  systemMounts,
+} from './system-paths.js';
 
 export interface SandboxProbe {
   /** The configured mode. */
   mode: SandboxMode;
-  /** bubblewrap ran and created every namespace a launch needs. */
+  /** bubblewrap ran the launch plan and the tool inside was what the plan says. */
   available: boolean;
   /** e.g. "0.8.0". */
   bwrapVersion?: string;
@@ -25,13 +37,19 @@ export interface SandboxProbe {
    * `refused` (mode required without bubblewrap: every local server fails with E_SANDBOX_UNAVAILABLE).
    */
   effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
-  /** Where tools see the workspaces: '/tmp' when sandboxed, the host path (undefined) otherwise. */
+  /** Where tools see the workspaces: always '/tmp' (sandboxed, or through a link when not). */
   toolRoot?: string;
+  /** The host user tools run as: `setpriv` (Ferry is root) or `userns` (mapped to Ferry's uid). */
+  runsAs?: { uid: number; gid: number; name: string; how: 'setpriv' | 'userns' };
+  /** What the probe's tool saw: the top level of its root, and its uid. */
+  sees?: { root: string[]; uid: number };
+  /** `"network": true`: an isolated user-mode stack, or why there is none. */
+  network: { available: boolean; helper?: string; reason?: string };
   /** How resource limits are applied. */
   limits: {
     /** Absolute path of prlimit; without it no rlimit (memory, CPU, files, file size) applies. */
     prlimit?: string;
-    /** pids cgroup; rlimit (RLIMIT_NPROC, not enforced for root); none. */
+    /** pids cgroup per sandbox; rlimit (RLIMIT_NPROC, per host uid: shared by every sandbox). */
     processes: 'cgroup' | 'rlimit' | 'none';
     /** Why the process count is not limited by a cgroup. */
     processesReason?: string;
@@ -45,6 +63,8 @@ export interface ProbeOptions {
   mode?: SandboxMode;
   /** @default 'bwrap' (looked up in PATH) */
   bwrapPath?: string;
+  /** As whom tools run (Ferry as root). @default the system user ferry-sandbox, else nobody */
+  runAs?: RunAs;
   /** @default 10000 */
   timeoutMs?: number;
 }
@@ -54,6 +74,14 @@ export interface ProbeResult {
   probe: SandboxProbe;
   bwrapPath?: string;
   cgroup?: PidsCgroup;
+  identity?: SandboxIdentity;
+  setprivPath?: string;
+  /** Whether a launch runs the sandbox user's own bwrap to close nested user namespaces. */
+  innerBwrap: boolean;
+  /** What every sandbox binds of the system (system-paths.ts), looked up once. */
+  system: SystemMount[];
+  networkSystem: SystemMount[];
+  network: { helpers?: NetworkHelpers; reason?: string };
 }
 
 /** Runs the probe; never throws (an unusable sandbox is a result, not an error). */
@@ -66,27 +94,58 @@ export async function runProbe(options: ProbeOptions = {}): Promise<ProbeResult>
   const timeout = options.timeoutMs ?? 10_000;
   const bwrapPath = await findExecutable(options.bwrapPath ?? 'bwrap');
   const prlimit = await findExecutable('prlimit');
+  const setprivPath = await findExecutable('setpriv');
   const cgroup = await openPidsCgroup();
+  const system = await systemMounts([...SYSTEM_DIRS, ...ETC_ENTRIES]);
+  const networkSystem = await systemMounts(NETWORK_ETC_ENTRIES);
+  const network = await findNetworkHelpers();
   const limits: SandboxProbe['limits'] = {
     ...(prlimit ? { prlimit } : {}),
-    processes: cgroup.ok ? 'cgroup' : process.getuid?.() === 0 ? 'none' : 'rlimit',
+    processes: cgroup.ok ? 'cgroup' : 'rlimit',
     ...(cgroup.ok ? {} : { processesReason: cgroup.reason }),
   };
 
   let available = false;
   let reason: string | undefined;
   let bwrapVersion: string | undefined;
-  if (!bwrapPath) {
+  let identity: SandboxIdentity | undefined;
+  let sees: SandboxProbe['sees'];
+  let innerBwrap = true;
+  try {
+    identity = await resolveSandboxIdentity(options.runAs);
+  } catch (error) {
+    reason = (error as Error).message.replace(/^\[ferry\/sandbox\] /, '');
+  }
+  if (reason !== undefined) {
+    // runAs is wrong: nothing is tried.
+  } else if (!bwrapPath) {
     reason = `${options.bwrapPath ?? 'bwrap'} was not found (install the bubblewrap package)`;
-  } else {
+  } else if (!prlimit) {
+    reason = 'prlimit (util-linux) was not found, so no resource limit could be applied';
+  } else if (identity?.kind === 'setpriv' && !setprivPath) {
+    reason = 'setpriv (util-linux) was not found, so tools could not run as an unprivileged user';
+  } else if (identity) {
     const version = await run(bwrapPath, ['--version'], timeout);
     bwrapVersion = /bubblewrap\s+(\S+)/.exec(version.stdout)?.[1];
-    const trial = await tryLaunch(bwrapPath, timeout);
-    available = trial.ok;
-    if (!trial.ok) reason = `bubblewrap cannot create its namespaces here: ${trial.error}`;
-    else if (!prlimit) {
-      available = false;
-      reason = 'prlimit (util-linux) was not found, so no resource limit could be applied';
+    // As root the sandbox user's own bwrap closes nested user namespaces; where the kernel does
+    // not let that user make one at all, there is nothing to close and it runs without.
+    let trial = await tryLaunch(bwrapPath, { identity, setprivPath, system, prlimit, inner: true }, timeout);
+    if (!trial.ok && identity.kind === 'setpriv') {
+      const plain = await tryLaunch(
+        bwrapPath,
+        { identity, setprivPath, system, prlimit, inner: false },
+        timeout,
+      );
+      if (plain.ok) {
+        innerBwrap = false;
+        trial = plain;
+      }
+    }
+    if (trial.ok) {
+      available = true;
+      sees = trial.sees;
+    } else {
+      reason = trial.error;
     }
   }
 
@@ -105,6 +164,13 @@ export async function runProbe(options: ProbeOptions = {}): Promise<ProbeResult>
     ...(reason ? { reason } : {}),
     effectiveMode,
     ...(effectiveMode === 'sandboxed' ? { toolRoot: '/tmp' } : {}),
+    ...(identity && available
+      ? { runsAs: { uid: identity.uid, gid: identity.gid, name: identity.name, how: identity.kind } }
+      : {}),
+    ...(sees ? { sees } : {}),
+    network: network.helpers
+      ? { available: true, helper: 'slirp4netns' }
+      : { available: false, reason: network.reason ?? 'no user-mode network stack' },
     limits,
   };
   const warning = warningFor(probe);
@@ -113,6 +179,12 @@ export async function runProbe(options: ProbeOptions = {}): Promise<ProbeResult>
     probe,
     ...(bwrapPath ? { bwrapPath } : {}),
     ...(cgroup.ok && available ? { cgroup: cgroup.cgroup } : {}),
+    ...(identity ? { identity } : {}),
+    ...(setprivPath ? { setprivPath } : {}),
+    innerBwrap: available && identity?.kind === 'setpriv' && innerBwrap,
+    system,
+    networkSystem,
+    network,
   };
 }
 
@@ -124,55 +196,100 @@ function warningFor(probe: SandboxProbe): string | undefined {
   if (probe.effectiveMode === 'refused') {
     return `Local MCP servers cannot start: sandbox: "required" but ${probe.reason}.`;
   }
-  if (probe.limits.processes === 'none') {
-    return `The number of processes per sandbox is not limited (a fork bomb could exhaust the host): ${probe.limits.processesReason}; RLIMIT_NPROC does not apply to root. Run Ferry as a non-root user or give it a writable pids cgroup.`;
+  const notes: string[] = [];
+  if (probe.limits.processes !== 'cgroup') {
+    notes.push(
+      `the number of processes is limited per host uid (RLIMIT_NPROC, shared by every sandbox), not per sandbox: ${probe.limits.processesReason}. Give Ferry a writable pids cgroup (cgroup v2 delegation) to limit each sandbox`,
+    );
   }
+  if (!probe.network.available) {
+    notes.push(`servers with "network": true get no network: ${probe.network.reason} (install slirp4netns)`);
+  }
+  if (notes.length > 0) return `Sandbox: ${notes.join('; ')}.`;
   return undefined;
 }
 
-/** A launch's exact bwrap options (bwrap-arguments.ts) around `true`, on a throwaway workspace. */
-async function tryLaunch(bwrapPath: string, timeout: number): Promise<{ ok: boolean; error: string }> {
+/**
+ * A launch's exact plan (bwrap-arguments.ts: the allow-list, the identity, the private /tmp) on a
+ * throwaway workspace, running a shell that reports what it sees: its uid and capabilities, the
+ * top level of its root, and whether /tmp outside its workspace is writable. The sandbox counts as
+ * available only when that is what the plan says: never root, no capabilities, /tmp read-only.
+ */
+async function tryLaunch(
+  bwrapPath: string,
+  parts: {
+    identity: SandboxIdentity;
+    setprivPath: string | undefined;
+    system: SystemMount[];
+    prlimit: string;
+    inner: boolean;
+  },
+  timeout: number,
+): Promise<{ ok: true; sees: NonNullable<SandboxProbe['sees']> } | { ok: false; error: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-probe-'));
+  const { identity } = parts;
   try {
-    await mkdir(join(dir, 'input_files'));
+    const hostDir = join(dir, 'probe');
+    await mkdir(join(hostDir, 'input_files'), { recursive: true });
+    if (identity.kind === 'setpriv') await chown(hostDir, identity.uid, identity.gid);
+    const etc = await writeSandboxEtc(join(dir, 'etc'), 'probe', identity);
     const { options, command } = bwrapArguments({
       username: 'probe',
-      hostDir: dir,
-      inputDir: join(dir, 'input_files'),
+      hostDir,
+      inputDir: join(hostDir, 'input_files'),
       network: false,
-      hiddenDirs: [],
-      hiddenFiles: [],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      cwd: '/',
-      uid: 65534,
-      gid: 65534,
+      system: parts.system,
+      etc,
+      programRoots: [],
+      binds: [],
+      masks: { dirs: [], files: [] },
+      env: { PATH: '/usr/bin:/bin' },
+      cwd: '/tmp/probe',
+      identity:
+        identity.kind === 'setpriv'
+          ? {
+              kind: 'setpriv',
+              uid: identity.uid,
+              gid: identity.gid,
+              setprivPath: parts.setprivPath ?? 'setpriv',
+              ...(parts.inner ? { innerBwrap: bwrapPath } : {}),
+            }
+          : { kind: 'userns', uid: identity.uid, gid: identity.gid },
       tmpBytes: 1024 * 1024,
-      command: 'true',
-      args: [],
+      prlimit: { path: parts.prlimit, options: [] },
+      command: '/bin/sh',
+      args: ['-c', PROBE_SCRIPT],
     });
-    return await run(bwrapPath, [...options, '--', ...command], timeout);
+    const ran = await run(bwrapPath, [...options, '--', ...command], timeout);
+    if (!ran.ok) return { ok: false, error: `bubblewrap cannot create the sandbox here: ${ran.error}` };
+    const [uid, capabilities, top, tmp, workspace, userns] = ran.stdout.split('\n');
+    const problems = [
+      Number(uid) === identity.uid && Number(uid) !== 0
+        ? ''
+        : `the tool ran as uid ${uid}, not ${identity.uid}`,
+      /^0+$/.test(capabilities ?? '') ? '' : `the tool kept capabilities (${capabilities})`,
+      tmp === 'tmp-ro' ? '' : '/tmp outside the workspace was writable',
+      workspace === 'workspace-rw' ? '' : 'the workspace was not writable',
+      userns === 'userns-closed' ? '' : 'the tool could make a user namespace of its own',
+    ].filter(Boolean);
+    if (problems.length > 0) {
+      return {
+        ok: false,
+        error: `the sandbox is not what it should be: ${problems.join('; ')} (${ran.error})`,
+      };
+    }
+    return { ok: true, sees: { root: (top ?? '').split(' ').filter(Boolean), uid: Number(uid) } };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** `name` itself when it is a path, else the first executable of that name in PATH. */
-export async function findExecutable(name: string): Promise<string | undefined> {
-  const candidates =
-    isAbsolute(name) || name.includes('/')
-      ? [name]
-      : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter).map((dir) => join(dir, name));
-  for (const candidate of candidates) {
-    if (
-      await access(candidate, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
-  }
-  return undefined;
-}
+const PROBE_SCRIPT = `id -u
+sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status
+echo $(ls -A /)
+(echo x > /tmp/x) 2>/dev/null && echo tmp-rw || echo tmp-ro
+(echo x > /tmp/probe/x) 2>/dev/null && echo workspace-rw || echo workspace-ro
+unshare -U true 2>/dev/null && echo userns-open || echo userns-closed`;
 
 function run(
   command: string,

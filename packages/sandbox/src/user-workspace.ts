@@ -5,7 +5,7 @@
 // replaced by a directory first. The layout is the host's (`createWorkspaces`): same root, same
 // realpath, same modes, so both sides name the same directory.
 import { spawn } from 'node:child_process';
-import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FerryError, isValidUsername } from '@ferry/contract';
 
@@ -18,18 +18,30 @@ export interface UserWorkspacePaths {
   inputDir: string;
 }
 
-/** Creates (or checks) the root, the user's workspace and its `input_files/`. */
+/** Host uid and gid the tools run as; undefined: Ferry's own (no chown). */
+export interface WorkspaceOwner {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Creates (or checks) the root, the user's workspace and its `input_files/`. With an `owner` (the
+ * sandbox user, when Ferry is root), the workspace belongs to that user, mode 0700: the only
+ * place on the host it may write. `input_files/` stays Ferry's, mode 0755 (readable, never
+ * writable, by the tools: the workspace's 0700 keeps everybody else out).
+ */
 export async function prepareUserWorkspace(
   workspacesRoot: string,
   username: string,
+  owner?: WorkspaceOwner,
 ): Promise<UserWorkspacePaths> {
   const root = await realRoot(workspacesRoot);
   const hostDir = join(root, assertUsername(username));
-  await ensureRealDir(hostDir);
+  await ensureRealDir(hostDir, owner);
   const inputDir = join(hostDir, INPUT_DIR_NAME);
   const stats = await lstat(inputDir).catch(() => undefined);
   if (stats && !stats.isDirectory()) await rm(inputDir, { force: true });
-  await ensureRealDir(inputDir);
+  await ensureRealDir(inputDir, undefined, owner ? 0o755 : 0o700);
   return { root, hostDir, inputDir };
 }
 
@@ -48,15 +60,26 @@ export function assertUsername(username: string): string {
   return username;
 }
 
-async function ensureRealDir(dir: string): Promise<void> {
-  await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+async function ensureRealDir(dir: string, owner?: WorkspaceOwner, mode = 0o700): Promise<void> {
+  await mkdir(dir, { mode }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EEXIST') throw error;
   });
   const stats = await lstat(dir);
-  const uid = process.getuid?.();
-  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid) || (await realpath(dir)) !== dir) {
-    throw new FerryError('E_INTERNAL', `Workspace directory ${dir} is not a real directory owned by Ferry`);
+  const ferry = process.getuid?.();
+  if (!stats.isDirectory() || (await realpath(dir)) !== dir) {
+    throw new FerryError('E_INTERNAL', `Workspace directory ${dir} is not a real directory`);
   }
+  const expected = owner?.uid ?? ferry;
+  if (expected !== undefined && stats.uid !== expected) {
+    // Ours, made before the sandbox user existed (or for an unsandboxed run): hand it over.
+    if (owner !== undefined && stats.uid === ferry) await chown(dir, owner.uid, owner.gid);
+    else
+      throw new FerryError(
+        'E_INTERNAL',
+        `Workspace directory ${dir} belongs to uid ${stats.uid}, not ${expected}`,
+      );
+  }
+  if ((stats.mode & 0o777) !== mode) await chmod(dir, mode);
 }
 
 /**

@@ -1,5 +1,5 @@
 // The launcher with real bubblewrap: every test starts real sandboxes (sh scripts as servers).
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,27 +42,38 @@ const sh = (script: string, extra: Partial<SandboxServer> = {}): SandboxServer =
 });
 
 describe('createBubblewrapLauncher', () => {
-  it('runs the server as nobody in a private /tmp: its workspace read-write, input_files read-only', async () => {
+  it('runs the server as the unprivileged sandbox user in a read-only private /tmp: its workspace read-write, input_files read-only', async () => {
     const launcher = createBubblewrapLauncher({ workspacesRoot: root, hide: [data] });
+    const probe = await launcher.probe();
     const spec = await launcher(
       sh(`id -u; pwd; ls /tmp; echo made > /tmp/alice/out.txt && echo wrote;
-          echo x > /tmp/alice/input_files/x 2>/dev/null || echo input-ro;
-          echo x > /etc/x 2>/dev/null || echo etc-ro; echo x > /tmp/scratch && echo tmp-rw`),
+          (echo x > /tmp/alice/input_files/x) 2>/dev/null || echo input-ro;
+          (echo x > /etc/x) 2>/dev/null || echo etc-ro; (echo x > /tmp/scratch) 2>/dev/null || echo tmp-ro;
+          (echo x > /tmp/bob) 2>/dev/null || echo other-ro; echo x > "$TMPDIR/s" && echo "scratch-rw $TMPDIR"`),
       'alice',
     );
     expect(spec.command).toBe('/bin/sh');
     const ran = await run(spec);
-    expect(ran.stderr).toMatch(/input_files\/x: Read-only file system[\s\S]*\/etc\/x: Read-only file system/);
     expect(ran.stdout.split('\n')).toEqual([
-      '65534',
+      String(probe.runsAs?.uid),
       '/tmp/alice',
       'alice',
       'wrote',
       'input-ro',
       'etc-ro',
-      'tmp-rw',
+      'tmp-ro',
+      'other-ro',
+      'scratch-rw /var/tmp',
       '',
     ]);
+    // As root, never a uid that is root on the host (the finding: 65534 inside mapped to 0 outside).
+    if (process.getuid?.() === 0) {
+      expect(probe.runsAs).toMatchObject({ how: 'setpriv' });
+      expect(probe.runsAs?.uid).not.toBe(0);
+      expect(probe.runsAs?.gid).not.toBe(0);
+    }
+    const out = await stat(join(root, 'alice', 'out.txt'));
+    expect(out.uid).toBe(probe.runsAs?.uid);
     expect(await readFile(join(root, 'alice', 'out.txt'), 'utf8')).toBe('made\n');
   });
 
@@ -116,6 +127,7 @@ describe('createBubblewrapLauncher', () => {
         'USER',
         'LOGNAME',
         'API_KEY',
+        'TMPDIR',
         'PWD',
         'SHLVL',
         '_',
@@ -137,16 +149,20 @@ describe('createBubblewrapLauncher', () => {
         fileSizeBytes: 4096,
       },
     });
-    const ran = await run(
-      await launcher(
-        sh('cat /proc/self/limits; head -c 5000 /dev/zero > /tmp/alice/big; echo "fsize=$?"'),
-        'alice',
-      ),
+    const spec = await launcher(
+      sh('cat /proc/self/limits; head -c 5000 /dev/zero > /tmp/alice/big; echo "fsize=$?"'),
+      'alice',
     );
+    // The wrapper's second argument is the sandbox's own pids cgroup.
+    const cgroupDir = spec.args[4] as string;
+    expect(await readFile(join(cgroupDir, 'pids.max'), 'utf8')).toBe('50\n');
+    const ran = await run(spec);
     expect(ran.stdout).toMatch(/Max data size\s+3221225472\s+3221225472/);
     expect(ran.stdout).toMatch(/Max cpu time\s+60\s+60/);
     expect(ran.stdout).toMatch(/Max open files\s+99\s+99/);
-    expect(ran.stdout).toMatch(/Max processes\s+50\s+50/);
+    // Per sandbox by the pids cgroup, not RLIMIT_NPROC, which would count every sandbox of the
+    // shared sandbox uid together.
+    expect(ran.stdout).not.toMatch(/Max processes\s+50\s+50/);
     expect(ran.stdout).toMatch(/Max file size\s+4096\s+4096/);
     expect(ran.stdout).toMatch(/fsize=(?!0)\d+/);
   });

@@ -109,12 +109,12 @@ describe('the network', () => {
     expect(ran.stdout).toBe('refused\nlo\n');
   });
 
-  it('is the host’s with network: true, unless the launcher forbids it', async () => {
-    const script = `${connect.replace('PORT', String(port))} 2>/dev/null`;
+  it('is never the host’s: network: true reaches nothing on the host either (sandbox-network.test.ts), and a launcher may forbid it', async () => {
+    const script = `${connect.replace('PORT', String(port))} 2>/dev/null; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | sort`;
     const server = { ...sh('', { network: true }), command: '/bin/bash', args: ['-c', script] };
     const allowed = createBubblewrapLauncher({ workspacesRoot: root });
-    expect((await run(await allowed(server, 'frank'))).stdout).toBe('hello from the host\n');
+    expect((await run(await allowed(server, 'frank'))).stdout).toBe('refused\nlo\ntap0\n');
     const denied = createBubblewrapLauncher({ workspacesRoot: root, network: false });
-    expect((await run(await denied(server, 'frank'))).stdout).toBe('refused\n');
+    expect((await run(await denied(server, 'frank'))).stdout).toBe('refused\nlo\n');
   });
 });

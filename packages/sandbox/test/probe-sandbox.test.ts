@@ -13,6 +13,19 @@ describe('probeSandbox', () => {
       toolRoot: '/tmp',
     });
     expect(probe.bwrapVersion).toMatch(/^\d+\.\d+/);
+    // The allow-list as the probe's own tool saw it: nothing of the host but the system dirs.
+    expect(probe.sees?.root.sort()).toEqual(
+      expect.arrayContaining(['dev', 'etc', 'proc', 'tmp', 'usr', 'var']),
+    );
+    for (const absent of ['root', 'home', 'srv', 'opt', 'mnt', 'run', 'boot', 'work', 'media']) {
+      expect(probe.sees?.root).not.toContain(absent);
+    }
+    expect(probe.sees?.uid).toBe(probe.runsAs?.uid);
+    if (process.getuid?.() === 0) {
+      expect(probe.runsAs).toMatchObject({ how: 'setpriv' });
+      expect(probe.runsAs?.uid).toBeGreaterThan(0);
+    }
+    expect(probe.network).toMatchObject({ available: true, helper: 'slirp4netns' });
     expect(probe.limits.prlimit).toMatch(/\/prlimit$/);
     // This machine runs the tests as root, where only a cgroup can limit processes.
     expect(probe.limits.processes).toBe(process.getuid?.() === 0 ? 'cgroup' : expect.any(String));
