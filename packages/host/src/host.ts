@@ -15,7 +15,7 @@ import type { Clock } from './pipeline/clock.js';
 import { createElicitationBroker, type ElicitationAnswer } from './pipeline/elicitation-bridge.js';
 import type { StdioServerConfig } from './servers/server-config.js';
 import { loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
-import { createWorkspaces, type Workspaces } from './workspace/workspaces.js';
+import { createWorkspaces, type WorkspaceOwner, type Workspaces } from './workspace/workspaces.js';
 
 export interface HostOptions {
   /** The parsed `ferry.config` object (its `servers` section is validated here). */
@@ -37,6 +37,11 @@ export interface HostOptions {
    * sandboxes, undefined for those it runs unsandboxed). @default the host path
    */
   toolRoot?: string | ToolRootResolver;
+  /**
+   * Who owns the users' workspace directories when tools run as an unprivileged host user.
+   * @default the launcher's own `workspaceOwner` (the sandbox launcher has one), else Ferry itself
+   */
+  workspaceOwner?: () => Promise<WorkspaceOwner | undefined>;
   /** Every event of every call. */
   emit?(event: CallEvent): void;
   clock?: Clock;
@@ -86,12 +91,21 @@ export function createHost(options: HostOptions): Host {
     files: options.files,
     timeoutMs: (options.elicitationTimeoutSeconds ?? 600) * 1000,
   });
+  // A sandbox launcher knows who owns the workspaces; a caller need not repeat it.
+  const workspaceOwner =
+    options.workspaceOwner ??
+    (options.launcher as { workspaceOwner?: () => Promise<WorkspaceOwner | undefined> } | undefined)
+      ?.workspaceOwner;
   // One view of the same directories per tool root (the host path is `undefined`).
   const views = new Map<string | undefined, Workspaces>();
   const viewAt = (toolRoot: string | undefined): Workspaces => {
     let view = views.get(toolRoot);
     if (view === undefined) {
-      view = createWorkspaces({ root: workspacesRoot, ...(toolRoot === undefined ? {} : { toolRoot }) });
+      view = createWorkspaces({
+        root: workspacesRoot,
+        ...(toolRoot === undefined ? {} : { toolRoot }),
+        ...(workspaceOwner ? { owner: workspaceOwner } : {}),
+      });
       views.set(toolRoot, view);
     }
     return view;

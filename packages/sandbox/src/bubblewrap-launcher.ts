@@ -34,9 +34,9 @@ import {
   type SandboxServer,
 } from './launch-spec.js';
 import { type ProbeResult, runProbe, type SandboxProbe } from './probe-sandbox.js';
-import { findProgramPaths, ProgramNotFound } from './program-paths.js';
+import { findProgramPaths, ProgramNotFound, unreadableBy } from './program-paths.js';
 import { writeSandboxEtc } from './sandbox-etc.js';
-import { checkRunAs, type RunAs } from './sandbox-identity.js';
+import { checkRunAs, type RunAs, type SandboxIdentity } from './sandbox-identity.js';
 import { prlimitOptions, resolveLimits, type SandboxLimits } from './sandbox-limits.js';
 import { hostAddresses } from './sandbox-network.js';
 import { wrapperLaunch } from './sandbox-wrapper.js';
@@ -173,6 +173,32 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       ? { uid: result.identity.uid, gid: result.identity.gid }
       : undefined;
 
+  /** The server's program as the sandbox will bind it; ProgramNotFound says what is missing. */
+  const programOf = async (
+    server: SandboxServer,
+    args: string[],
+    path: string,
+    identity: SandboxIdentity | undefined,
+  ) => {
+    const program = await findProgramPaths({
+      command: server.command,
+      args,
+      ...(server.cwd !== undefined ? { cwd: resolve(server.cwd) } : {}),
+      path,
+    });
+    if (identity?.kind === 'setpriv') {
+      // The sandbox user is not Ferry: a program in a directory only root may enter would fail
+      // inside with a bare "Permission denied". Said here, naming the path.
+      const blocked = await unreadableBy(program.files, program.roots, identity);
+      if (blocked) {
+        throw new ProgramNotFound(
+          `${blocked.path} is not readable by the sandbox user ${identity.name} (uid ${identity.uid}): ${blocked.why}. Make it readable (chmod o+rX), or set sandbox.runAs`,
+        );
+      }
+    }
+    return program;
+  };
+
   const describe = async (server: SandboxServer): Promise<ServerSandboxReport> => {
     const result = await probe();
     const serverMode = modeOf(server);
@@ -211,12 +237,8 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     }
     let problem: string | undefined;
     if (effectiveMode === 'sandboxed') {
-      problem = await findProgramPaths({
-        command: server.command,
-        args: server.args.map((arg) => fillUser(arg, 'probe')),
-        ...(server.cwd !== undefined ? { cwd: resolve(server.cwd) } : {}),
-        path: process.env.PATH ?? DEFAULT_PATH,
-      }).then(
+      const args = server.args.map((arg) => fillUser(arg, 'probe'));
+      problem = await programOf(server, args, process.env.PATH ?? DEFAULT_PATH, result.identity).then(
         () => undefined,
         (error: unknown) => (error instanceof ProgramNotFound ? error.message : String(error)),
       );
@@ -303,22 +325,19 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     delete env[WORKSPACE_ROOT_ENV];
     const args = server.args.map((arg) => fillUser(arg, user));
     const cwd = server.cwd === undefined ? undefined : resolve(server.cwd);
-    const program = await findProgramPaths({
-      command: server.command,
-      args,
-      ...(cwd !== undefined ? { cwd } : {}),
-      path: env.PATH ?? DEFAULT_PATH,
-    }).catch((error: unknown) => {
-      if (!(error instanceof ProgramNotFound)) throw error;
-      throw new FerryError(
-        'E_TOOL_UNAVAILABLE',
-        `MCP server "${server.name}" cannot start: ${error.message}`,
-        {
-          server: server.name,
-          cause: error.message,
-        },
-      );
-    });
+    const program = await programOf(server, args, env.PATH ?? DEFAULT_PATH, identity).catch(
+      (error: unknown) => {
+        if (!(error instanceof ProgramNotFound)) throw error;
+        throw new FerryError(
+          'E_TOOL_UNAVAILABLE',
+          `MCP server "${server.name}" cannot start: ${error.message}`,
+          {
+            server: server.name,
+            cause: error.message,
+          },
+        );
+      },
+    );
     const extra = [...binds, ...(bindsByServer[server.name] ?? [])];
     // Nothing of the program may land on the workspace mount or on /tmp itself.
     const programRoots = program.roots.filter((root) => !isUnder(root, toolDir) && !isUnder(toolDir, root));
@@ -474,7 +493,10 @@ async function masksInside(
       }
     }
   }
-  return { dirs: [...dirs], files: [...files] };
+  // What lies inside a covered directory is gone with it (and its mount point could not be made).
+  const covering = [...dirs];
+  const outside = (path: string) => !covering.some((dir) => dir !== path && isUnder(path, dir));
+  return { dirs: [...dirs].filter(outside), files: [...files].filter(outside) };
 }
 
 function pick(source: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {

@@ -29,6 +29,8 @@ export interface ProgramQuery {
 export interface ProgramPaths {
   /** The command as found (absolute, links not resolved, so argv[0] keeps its name). */
   executable: string;
+  /** The files the program needs to read: the command, its interpreters, path arguments (real paths). */
+  files: string[];
   /** Host paths to bind read-only at the same place, real paths, no one inside another. */
   roots: string[];
 }
@@ -44,6 +46,7 @@ const MAX_LINKS = 40;
 
 export async function findProgramPaths(query: ProgramQuery): Promise<ProgramPaths> {
   const roots = new Set<string>();
+  const files = new Set<string>();
   const never = neverBound();
   const addRoot = async (path: string, isDir: boolean) => {
     if (isSystemPath(path)) return;
@@ -66,7 +69,9 @@ export async function findProgramPaths(query: ProgramQuery): Promise<ProgramPath
       if (hop >= MAX_LINKS) throw new ProgramNotFound(`${what} ${path}: too many symbolic links`);
       current = resolve(dirname(current), await readlink(current));
     }
-    return realpath(current);
+    const real = await realpath(current);
+    files.add(real);
+    return real;
   };
 
   const followProgram = async (path: string, what: string, depth: number): Promise<void> => {
@@ -120,7 +125,46 @@ export async function findProgramPaths(query: ProgramQuery): Promise<ProgramPath
     if (stats === undefined) continue;
     await followFile(candidate, 'argument');
   }
-  return { executable, roots: outermost([...roots]) };
+  return { executable, files: [...files], roots: outermost([...roots]) };
+}
+
+/**
+ * The first path the sandbox user could not reach: a file it cannot read, or a directory between
+ * the bound root and the file it cannot enter (mode bits as the kernel checks them for that uid
+ * and gid). Above a bound root the sandbox has directories of its own (0755).
+ */
+export async function unreadableBy(
+  paths: readonly string[],
+  roots: readonly string[],
+  who: { uid: number; gid: number },
+): Promise<{ path: string; why: string } | undefined> {
+  const allowed = (stats: { uid: number; gid: number; mode: number }, bit: number) =>
+    stats.uid === who.uid
+      ? (stats.mode & (bit << 6)) !== 0
+      : stats.gid === who.gid
+        ? (stats.mode & (bit << 3)) !== 0
+        : (stats.mode & bit) !== 0;
+  const describe = (stats: { uid: number; mode: number }) =>
+    `mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')}, owner uid ${stats.uid}`;
+  for (const path of paths) {
+    const root = roots
+      .filter((candidate) => path === candidate || path.startsWith(`${candidate}/`))
+      .sort((a, b) => b.length - a.length)[0];
+    if (root === undefined) continue;
+    const chain: string[] = [];
+    for (let dir = dirname(path); dir.length >= root.length; dir = dirname(dir)) {
+      chain.unshift(dir);
+      if (dir === root || dirname(dir) === dir) break;
+    }
+    for (const dir of chain) {
+      const stats = await stat(dir).catch(() => undefined);
+      if (stats && !allowed(stats, 1))
+        return { path: dir, why: `the directory cannot be entered (${describe(stats)})` };
+    }
+    const stats = await stat(path).catch(() => undefined);
+    if (stats && !allowed(stats, 4)) return { path, why: `the file cannot be read (${describe(stats)})` };
+  }
+  return undefined;
 }
 
 /** A path-looking argument, absolute. `--flag=value` forms are left alone (their value may be anything). */

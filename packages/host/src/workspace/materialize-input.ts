@@ -89,7 +89,8 @@ async function ensureInputDir(workspace: Workspace): Promise<void> {
     throw error;
   });
   if (stats && !stats.isDirectory()) await rm(dir, { force: true });
-  if (!stats?.isDirectory()) await mkdir(dir, { mode: 0o700 });
+  // 0755: the sandbox user (when tools run as one) reads it; the workspace's 0700 keeps others out.
+  if (!stats?.isDirectory()) await mkdir(dir, { mode: 0o755 });
   if ((await realpath(dir)) !== dir) {
     throw new Error(`[ferry/host] ${dir} does not resolve to itself; refusing to write there`);
   }

@@ -2,7 +2,7 @@
 // Ferry materializes input files (`input_files/`). Two views of one directory: `hostDir` is where
 // it lives on the host, `toolDir` the path the tool sees. Unsandboxed they are equal; the sandbox
 // binds hostDir at /tmp/<username> and passes `toolRoot: '/tmp'`.
-import { chmod, lstat, mkdir, realpath } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { collapsePosixPath, FerryError, isValidUsername } from '@ferry/contract';
@@ -29,10 +29,20 @@ export interface WorkspacesOptions {
    * (they see the host paths). The sandbox sets '/tmp'.
    */
   toolRoot?: string;
+  /**
+   * Who owns each user's directory: the sandbox user when Ferry runs as root and tools run as an
+   * unprivileged host uid (the sandbox launcher's `workspaceOwner`). @default Ferry itself
+   */
+  owner?: () => Promise<WorkspaceOwner | undefined>;
   /** Bounds of the detection walk (and of the change tracker). */
   snapshot?: SnapshotOptions;
   /** How files written during a call are found: a change tracker per workspace by default. */
   detection?: DetectionOptions;
+}
+
+export interface WorkspaceOwner {
+  uid: number;
+  gid: number;
 }
 
 export interface MaterializeRequest {
@@ -115,7 +125,7 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
         });
       }
       const hostDir = join(await ensureRoot(), username);
-      const rootId = await ensurePrivateDir(hostDir);
+      const rootId = await ensurePrivateDir(hostDir, await options.owner?.());
       const toolDir = toolRoot === undefined ? hostDir : join(toolRoot, username);
       return createWorkspace({
         username,
@@ -133,20 +143,30 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
 }
 
 /**
- * Creates `dir` with mode 0700, or checks an existing one is a real directory of ours and tightens
- * it. Returns its identity: detection notices a workspace removed and made again by it.
+ * Creates `dir` with mode 0700, or checks an existing one is a real directory of ours (or of the
+ * sandbox user, `owner`) and tightens it. Returns its identity: detection notices a workspace
+ * removed and made again by it.
  */
-async function ensurePrivateDir(dir: string): Promise<string> {
+async function ensurePrivateDir(dir: string, owner: WorkspaceOwner | undefined): Promise<string> {
   try {
     await mkdir(dir, { mode: 0o700 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const stats = await lstat(dir, { bigint: true });
-  const uid = process.getuid?.();
-  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== BigInt(uid))) {
-    // A symlink or someone else's directory here would redirect every write Ferry makes.
-    throw new FerryError('E_INTERNAL', `Workspace ${dir} is not a directory owned by Ferry`, {});
+  let stats = await lstat(dir, { bigint: true });
+  const ferry = process.getuid?.();
+  const expected = owner?.uid ?? ferry;
+  if (!stats.isDirectory()) {
+    // A symlink here would redirect every write Ferry makes.
+    throw new FerryError('E_INTERNAL', `Workspace ${dir} is not a directory`, {});
+  }
+  if (expected !== undefined && stats.uid !== BigInt(expected)) {
+    // Made by Ferry before the sandbox user took it over: hand it over. Anyone else's: refuse.
+    if (owner === undefined || ferry === undefined || stats.uid !== BigInt(ferry)) {
+      throw new FerryError('E_INTERNAL', `Workspace ${dir} belongs to uid ${stats.uid}, not ${expected}`, {});
+    }
+    await chown(dir, owner.uid, owner.gid);
+    stats = await lstat(dir, { bigint: true });
   }
   if ((stats.mode & 0o777n) !== 0o700n) await chmod(dir, 0o700);
   return directoryIdentity(stats);

@@ -132,7 +132,14 @@ describe('the host is invisible from inside', () => {
     expect(JSON.stringify(results)).not.toContain('sk-must-never-reach-a-tool');
     expect(Object.keys(toolEnv).filter((name) => name.startsWith('FERRY_'))).toEqual([]);
     expect(toolEnv).toMatchObject({ HOME: '/tmp/alice', USER: 'alice' });
-    expect(results).toMatchObject({ uid: 65534, gid: 65534, hostname: 'ferry-sandbox' });
+    // The sandbox user: never root on the host (as root, a dedicated unprivileged uid).
+    const probe = await probeSandbox({ mode: 'required' });
+    expect(results).toMatchObject({
+      uid: probe.runsAs?.uid,
+      gid: probe.runsAs?.gid,
+      hostname: 'ferry-sandbox',
+    });
+    expect(results.uid).not.toBe(0);
     await expectLegitimateWork(env, 'alice');
   });
 });
@@ -153,14 +160,15 @@ describe('the network', () => {
     await expectLegitimateWork(env, 'alice');
   });
 
-  it('works with network: true (the same tool, the same listener)', async () => {
-    expect((await env.call('alice', 'online', 'net_connect', { host: '127.0.0.1', port })).results).toEqual({
-      ok: true,
-    });
+  it('with network: true, the host stays out of reach: its listener on loopback and on its own address', async () => {
+    const loopback = (await env.call('alice', 'online', 'net_connect', { host: '127.0.0.1', port })).results;
+    // 127.0.0.1 inside is the sandbox's own loopback: nothing listens there.
+    expect(loopback).toEqual({ ok: false, error: 'ECONNREFUSED' });
     if (external !== undefined) {
-      expect((await env.call('alice', 'online', 'net_connect', { host: external, port })).results).toEqual({
-        ok: true,
-      });
+      const outside = (await env.call('alice', 'online', 'net_connect', { host: external, port })).results;
+      expect(outside).toMatchObject({ ok: false });
+      // A prohibit route in the sandbox's namespace: refused at once, no packet leaves.
+      expect(['EACCES', 'EHOSTUNREACH', 'ENETUNREACH']).toContain(outside.error);
     }
     await expectLegitimateWork(env, 'alice', 'online');
   });

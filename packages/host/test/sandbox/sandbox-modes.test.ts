@@ -1,6 +1,6 @@
 // The sandbox's modes and limits as the host's pipeline reports them (E_SANDBOX_UNAVAILABLE,
 // E_QUOTA_EXCEEDED envelopes), and the cleanup of workspaces, with the real attack server.
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FerryError } from '@ferry/contract';
@@ -65,9 +65,12 @@ describe('when bubblewrap cannot create its namespaces', () => {
       });
       const { results } = await env.call('alice', 'attack', 'inspect');
       expect(results.uid).toBe(process.getuid?.());
-      expect((results.env as Record<string, string>).FERRY_WORKSPACE_ROOT).toBe(env.workspacesRoot);
+      // The tool finds its workspace where v2.1 §5.1 says, /tmp/alice: a link to the host's.
+      expect((results.env as Record<string, string>).FERRY_WORKSPACE_ROOT).toBeUndefined();
+      expect(await readlink('/tmp/alice')).toBe(join(env.workspacesRoot, 'alice'));
     } finally {
       await env.close();
+      await rm('/tmp/alice', { force: true });
     }
   });
 });

@@ -62,6 +62,11 @@ export async function openSandboxedHost(options: {
   users: string[];
   servers?: Record<string, unknown>;
   launcher?: Partial<BubblewrapLauncherOptions>;
+  /**
+   * Where everything lives. @default a new directory under /var/tmp with data/ and workspaces/;
+   * the checkout tests put Ferry's default ./.ferry inside a checkout under /tmp instead.
+   */
+  layout?: { dir: string; dataDir: string; workspacesRoot: string; hide?: string[] };
 }): Promise<SandboxedHost> {
   const probe = await probeSandbox({ mode: 'required' });
   if (!probe.available) {
@@ -70,16 +75,16 @@ export async function openSandboxedHost(options: {
     );
   }
   await mkdir('/var/tmp', { recursive: true });
-  const dir = await mkdtemp('/var/tmp/ferry-attack-');
-  const dataDir = join(dir, 'data');
-  const workspacesRoot = join(dir, 'workspaces');
+  const dir = options.layout?.dir ?? (await mkdtemp('/var/tmp/ferry-attack-'));
+  const dataDir = options.layout?.dataDir ?? join(dir, 'data');
+  const workspacesRoot = options.layout?.workspacesRoot ?? join(dir, 'workspaces');
   const storage = await openStorage(
     loadStorageConfig({ file: { max_file_size_mb: MAX_FILE_MB }, env: { FERRY_DATA_DIR: dataDir } }),
   );
   const launcher = createBubblewrapLauncher({
     workspacesRoot,
     mode: 'required',
-    hide: [dataDir],
+    hide: [dataDir, ...(options.layout?.hide ?? [])],
     limits: TEST_LIMITS,
     ...options.launcher,
   });
@@ -90,7 +95,8 @@ export async function openSandboxedHost(options: {
     launcher,
     toolRoot: launcher.toolRootFor,
     downloadUrl: (id, token) => `http://127.0.0.1:1/api/files/${id}/content?token=${token}`,
-    pool: { onStderr: () => {} },
+    // FERRY_TEST_STDERR=1: the servers' stderr on the test's, to see why one did not start.
+    pool: { onStderr: process.env.FERRY_TEST_STDERR ? (s, u, t) => console.error(s, u, t) : () => {} },
   });
   const owners: Record<string, string> = {};
   for (const user of options.users) owners[user] = await storage.files.ensureUser(user);
