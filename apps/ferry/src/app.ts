@@ -20,7 +20,13 @@ import { createCallRegistry } from './calls/call-registry.js';
 import { createChatTurns } from './chat/chat-turns.js';
 import { type AppConfig, defaultAppConfig } from './config/app-config.js';
 import { createUserEvents } from './events/user-events.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
+import { installBodyIdleTimeout } from './http/body-idle-timeout.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  installErrorHandler,
+  pathOf,
+} from './http/error-handler.js';
 import { installOriginGuard } from './http/origin-guard.js';
 import { createPathRedactor } from './http/redact-paths.js';
 import { installMaintenance } from './maintenance.js';
@@ -75,7 +81,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? false,
     // SSE streams and long uploads must not pin a closing server, nor die at Node's 5-minute
-    // request timeout; slow headers are still cut off by Node's headersTimeout.
+    // request timeout; slow headers are still cut off by Node's headersTimeout, and a body that
+    // stops arriving by server.bodyIdleTimeoutMs (http/body-idle-timeout.ts).
     forceCloseConnections: true,
     requestTimeout: 0,
     routerOptions: { maxParamLength: 200 },
@@ -130,6 +137,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
+  installBodyIdleTimeout(app.server, {
+    idleMs: config.server.bodyIdleTimeoutMs,
+    onTimeout: (request) =>
+      app.log.info(
+        { method: request.method, url: pathOf(request.url ?? '') },
+        'request body stalled: cut off',
+      ),
+  });
   installMaintenance(app, services, deps.maintenanceIntervalMs ?? 60_000);
 
   app.addHook('onRequest', async (_request, reply) => {

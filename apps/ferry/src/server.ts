@@ -61,6 +61,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(sandbox.bwrapPath ? { bwrapPath: sandbox.bwrapPath } : {}),
     // The FileStore (every user's files) and the config (header secrets) stay out of sight.
     hide: [dataDir, ...(config.path ? [config.path] : []), ...sandbox.hide],
+    binds: sandbox.binds,
+    bindsByServer: sandbox.bindsByServer,
+    allowServerOff: sandbox.allowServerOff,
+    ...(sandbox.runAs ? { runAs: sandbox.runAs } : {}),
     ...(options.onSandboxWarning ? { onWarning: options.onSandboxWarning } : {}),
   });
   // Once, before the first request: the API and the startup summary report what it found.
@@ -76,10 +80,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     downloadUrl: (fileId, token) =>
       `${baseUrl}/api/files/${fileId}/content?token=${encodeURIComponent(token)}`,
     launcher,
+    // Sandboxed or not, a tool finds its workspace at /tmp/<user> (a link to it when unsandboxed).
     toolRoot: launcher.toolRootFor,
+    workspaceOwner: launcher.workspaceOwner,
     ...(options.onServerStderr ? { pool: { onStderr: options.onServerStderr } } : {}),
   });
-  const status = { ...describeStatus(config, storage, sandboxProbe, cwd), llm: describeAgentConfig(llm) };
+  // Every local server that will not run sandboxed as configured, or cannot start at all, is named
+  // at startup and in GET /api/status, not only when it is first called.
+  const serverWarnings: string[] = [];
+  for (const server of host.registry.list()) {
+    if (server.transport !== 'stdio' || !server.enabled) continue;
+    const report = await launcher.describe(server);
+    serverWarnings.push(...report.warnings);
+    if (report.problem) serverWarnings.push(`MCP server "${server.name}" cannot start: ${report.problem}`);
+  }
+  const status = {
+    ...describeStatus(config, storage, sandboxProbe, cwd, serverWarnings),
+    llm: describeAgentConfig(llm),
+  };
   let log: FastifyInstance['log'] | undefined;
   const workspaces = createWorkspaceJanitor({
     workspacesRoot,
@@ -146,6 +164,7 @@ function describeStatus(
   storage: OpenedStorage,
   sandbox: SandboxProbe,
   cwd: string,
+  serverWarnings: readonly string[],
 ): FerryStatus {
   const s = config.storage;
   const blob =
@@ -153,6 +172,7 @@ function describeStatus(
   const auth = config.app.auth;
   const warnings: string[] = [];
   if (sandbox.warning) warnings.push(sandbox.warning);
+  warnings.push(...serverWarnings);
   if (auth.mode === 'local' && !isLoopback(config.app.server.host)) {
     warnings.push(`local auth on ${config.app.server.host}: everyone who can reach it is "${auth.user}"`);
   }
@@ -164,7 +184,7 @@ function describeStatus(
     auth:
       auth.mode === 'local'
         ? `local (single user "${auth.user}")`
-        : `proxy (${auth.header} from ${auth.trustedProxies.join(', ')})`,
+        : `proxy (${auth.header} with ${auth.proxySecretHeader}, from ${auth.trustedProxies.join(', ')})`,
     llm: 'not configured',
     sandbox: sandboxStatus(sandbox),
     warnings,

@@ -15,6 +15,9 @@ export function sandboxStatus(probe: SandboxProbe): SandboxStatus {
     ...(probe.bwrapVersion !== undefined && { bwrapVersion: probe.bwrapVersion }),
     ...(probe.reason !== undefined && { reason: probe.reason }),
     ...(probe.warning !== undefined && { warning: probe.warning }),
+    ...(probe.runsAs !== undefined && { runsAs: probe.runsAs }),
+    ...(probe.sees !== undefined && { sees: probe.sees }),
+    network: probe.network,
     summary: describeSandbox(probe),
   };
 }
@@ -23,12 +26,18 @@ function describeSandbox(probe: SandboxProbe): string {
   const version = probe.bwrapVersion ? ` ${probe.bwrapVersion}` : '';
   switch (probe.effectiveMode) {
     case 'sandboxed':
-      return `${probe.mode}: sandboxed (bubblewrap${version}; processes limited by ${probe.limits.processes})`;
+      return `${probe.mode}: sandboxed (bubblewrap${version}; tools run as ${runsAs(probe)}; network ${probe.network.available ? `isolated by ${probe.network.helper}` : 'unavailable'}; processes limited by ${probe.limits.processes})`;
     case 'refused':
       return `${probe.mode}: UNAVAILABLE, local servers are refused (${probe.reason ?? 'bubblewrap cannot run'})`;
     default:
       return `${probe.mode}: UNSANDBOXED, local servers run as this user without isolation`;
   }
+}
+
+function runsAs(probe: SandboxProbe): string {
+  const who = probe.runsAs;
+  if (!who) return 'an unknown user';
+  return `${who.name} (uid ${who.uid}${who.how === 'userns' ? ', Ferry’s own, through a user namespace' : ''})`;
 }
 
 /** What an app built without a server (tests, tools) reports. */

@@ -1,6 +1,6 @@
 // startServer: config → storage → host → app → listen, the startup summary, and closing.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,34 @@ describe('startServer', () => {
     await writeFile(path, JSON.stringify({ auth: { mode: 'ldap' } }));
     await expect(startServer({ cwd: dir, env: {}, configPath: path, port: 0 })).rejects.toThrow(/auth\.mode/);
   });
+
+  it('refuses proxy mode without a shared secret, naming the setting and the variable, before opening anything', async () => {
+    const cwd = await mkdtemp(join(dir, 'proxy-'));
+    const path = join(cwd, 'ferry.config.json');
+    await writeFile(path, JSON.stringify({ auth: { mode: 'proxy' } }));
+    const started = startServer({ cwd, env: {}, configPath: path, port: 0 });
+    await expect(started).rejects.toThrow(/auth\.proxySecret: .*FERRY_PROXY_SECRET/);
+    expect(existsSync(join(cwd, '.ferry'))).toBe(false);
+    // FERRY_PROXY_SECRET alone is enough.
+    const server = await startServer({
+      cwd,
+      env: { FERRY_PROXY_SECRET: 'a-proxy-secret-from-the-environment' },
+      configPath: path,
+      port: 0,
+    });
+    try {
+      const me = await http(server.url, '/api/me', {
+        headers: {
+          'x-forwarded-user': 'erin',
+          'x-ferry-proxy-secret': 'a-proxy-secret-from-the-environment',
+        },
+      });
+      expect(me.json()).toMatchObject({ username: 'erin', authMode: 'proxy' });
+      expect(server.summary.join('\n')).not.toContain('a-proxy-secret-from-the-environment');
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 // Data directories outside /tmp: the sandbox's /tmp is private anyway, so only a directory
@@ -105,8 +133,9 @@ describe('the sandbox as startServer wires it', () => {
     try {
       const dataDir = join(base, 'auto', '.ferry');
       expect(existsSync(join(dataDir, 'catalog.db'))).toBe(true);
+      // Not on the allow-list: it does not exist inside at all.
       const listed = await call(server, 'fs_op', { op: 'list', path: dataDir });
-      expect(listed.forModel.results).toMatchObject({ op: 'list', ok: true, data: [] });
+      expect(listed.forModel.results).toMatchObject({ op: 'list', ok: false, error: 'ENOENT' });
       const config = await call(server, 'fs_op', {
         op: 'read',
         path: join(base, 'auto', 'ferry.config.json'),
@@ -150,9 +179,71 @@ describe('the sandbox as startServer wires it', () => {
       expect(status.warnings.join('\n')).toMatch(/bwrap/);
       const inspected = await call(server, 'inspect', {});
       expect(inspected.forModel.results).toMatchObject({ cwd: REPO_ROOT });
+      // Unsandboxed, the tool still finds its workspace at /tmp/dev (v2.1 §5.1): a link to it.
+      const wrote = await call(server, 'write_workspace', { name: 'stats.json', content: '{"n":1}' });
+      expect(wrote.status).toBe('finished');
+      expect(await readlink('/tmp/dev')).toBe(join(base, 'fallback', '.ferry', 'workspaces', 'dev'));
+      expect(wrote.forUi.files.map((file) => file.name)).toContain('stats.json');
       expect(warnings).toHaveLength(1);
     } finally {
       await server.close();
+      await rm('/tmp/dev', { force: true });
+    }
+  });
+
+  it('a server’s own sandbox: "off" is not honoured unless sandbox.allowServerOff says so; both are named at startup', async () => {
+    const cwd = join(base, 'server-off');
+    await mkdir(cwd);
+    const path = join(cwd, 'ferry.config.json');
+    const servers = {
+      attack: { ...ATTACK, sandbox: 'off' },
+      missing: { transport: 'stdio', command: 'no-such-command-ferry', args: [] },
+    };
+    await writeFile(path, JSON.stringify({ servers }));
+    const server = await startServer({ cwd, env: {}, configPath: path, port: 0, onServerStderr: () => {} });
+    try {
+      const status = (await http(server.url, '/api/status')).json<{ warnings: string[] }>();
+      expect(status.warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /"attack" asks for sandbox: "off", which sandbox.allowServerOff does not allow: it runs sandboxed/,
+          ),
+          expect.stringMatching(
+            /"missing" cannot start: command "no-such-command-ferry" was not found in PATH/,
+          ),
+        ]),
+      );
+      expect(server.summary.join('\n')).toMatch(/WARNING {2}MCP server "missing" cannot start/);
+      const inspected = await call(server, 'inspect', {});
+      expect(inspected.forModel.results).toMatchObject({ env: { HOME: '/tmp/dev' } });
+      expect((inspected.forModel.results as { uid: number }).uid).not.toBe(0);
+    } finally {
+      await server.close();
+    }
+    await writeFile(
+      path,
+      JSON.stringify({ sandbox: { allowServerOff: ['attack'] }, servers: { attack: servers.attack } }),
+    );
+    const allowed = await startServer({
+      cwd,
+      env: {},
+      configPath: path,
+      port: 0,
+      onServerStderr: () => {},
+      onSandboxWarning: () => {},
+    });
+    try {
+      const status = (await http(allowed.url, '/api/status')).json<{ warnings: string[] }>();
+      expect(status.warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/"attack" runs WITHOUT the sandbox \(its own sandbox: "off"\)/),
+        ]),
+      );
+      const inspected = await call(allowed, 'inspect', {});
+      expect((inspected.forModel.results as { uid: number }).uid).toBe(process.getuid?.());
+    } finally {
+      await allowed.close();
+      await rm('/tmp/dev', { force: true });
     }
   });
 });

@@ -12,6 +12,12 @@ export interface SandboxStatus {
   reason?: string;
   /** Shown loudly whenever tools are not isolated. */
   warning?: string;
+  /** The host user sandboxed tools run as: `setpriv` (Ferry is root) or `userns` (Ferry's own uid). */
+  runsAs?: { uid: number; gid: number; name: string; how: 'setpriv' | 'userns' };
+  /** What the probe's tool saw: the top level of its root and its uid (the allow-list, checked). */
+  sees?: { root: string[]; uid: number };
+  /** What `"network": true` gets: an isolated user-mode stack, or why there is none. */
+  network?: { available: boolean; helper?: string; reason?: string };
   summary: string;
 }
 

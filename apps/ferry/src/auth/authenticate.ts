@@ -1,10 +1,14 @@
 // Who is asking. `local`: the one configured user (the embedded default listens on loopback).
 // `proxy`: a reverse proxy in front of Ferry authenticates users and names them in a header; the
-// header is believed only from the configured proxy addresses, since anyone reaching Ferry
-// directly could set it. Either way the name must be a valid username (DESIGN "Isolation"): it
-// becomes a path component and a header value further on.
+// header is believed only from the configured proxy addresses AND with the shared secret the
+// proxy adds (`auth.proxySecret`). The address alone is not enough: a sandboxed tool with network
+// access reaches Ferry from loopback as well and could name any user. The secret is compared as
+// SHA-256 digests in constant time (equal lengths, so the length leaks nothing either) and is
+// never put in a message or a log. Either way the name must be a valid username (DESIGN
+// "Isolation"): it becomes a path component and a header value further on.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIPv4 } from 'node:net';
-import { isValidUsername } from '@ferry/contract';
+import { FerryError, isValidUsername } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { FastifyRequest } from 'fastify';
 import type { AuthConfig } from '../config/app-config.js';
@@ -38,6 +42,7 @@ export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, '
     return owner;
   };
   const trusted = trustedPeers(config.trustedProxies);
+  const secret = config.mode === 'proxy' ? secretDigest(config) : undefined;
 
   return {
     mode: config.mode,
@@ -49,6 +54,15 @@ export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, '
       if (!peer || !isTrusted(trusted, peer)) {
         throw unauthorized('Not signed in: requests must come through the authenticating proxy');
       }
+      const sent = request.headers[config.proxySecretHeader];
+      // Read once, then dropped: nothing later in the request (a log line, a hook) can see it.
+      delete request.headers[config.proxySecretHeader];
+      if (sent === undefined) {
+        throw unauthorized(`Not signed in: the proxy did not send ${config.proxySecretHeader}`);
+      }
+      if (!secret || typeof sent !== 'string' || !timingSafeEqual(secret, sha256(sent))) {
+        throw unauthorized(`Not signed in: ${config.proxySecretHeader} does not match auth.proxySecret`);
+      }
       const raw = request.headers[config.header];
       if (raw === undefined) throw unauthorized(`Not signed in: the proxy did not send ${config.header}`);
       if (Array.isArray(raw) || !isValidUsername(raw)) {
@@ -58,6 +72,20 @@ export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, '
     },
   };
 }
+
+function secretDigest(config: AuthConfig): Buffer {
+  // The config schema refuses proxy mode without a secret; this guards a hand-made config.
+  if (!config.proxySecret) {
+    throw new FerryError(
+      'E_INVALID_INPUT',
+      'proxy mode requires auth.proxySecret (or the FERRY_PROXY_SECRET environment variable)',
+      { field: 'auth.proxySecret' },
+    );
+  }
+  return sha256(config.proxySecret);
+}
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 function trustedPeers(entries: readonly string[]): BlockList {
   const list = new BlockList();

@@ -14,6 +14,10 @@ export interface ApiClientOptions {
   /** Sent as the proxy header, for a Ferry in proxy mode reached from a trusted address. */
   user?: string;
   userHeader?: string;
+  /** Proxy mode's shared secret, sent with `user` (the CLI takes it from FERRY_PROXY_SECRET). */
+  proxySecret?: string;
+  /** @default 'x-ferry-proxy-secret' */
+  proxySecretHeader?: string;
   session?: string;
 }
 
@@ -46,6 +50,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
   const headers = (extra: Record<string, string> = {}) => ({
     ...(options.user ? { [options.userHeader ?? 'x-forwarded-user']: options.user } : {}),
+    ...(options.user && options.proxySecret
+      ? { [options.proxySecretHeader ?? 'x-ferry-proxy-secret']: options.proxySecret }
+      : {}),
     ...(options.session ? { 'x-ferry-session': options.session } : {}),
     ...extra,
   });

@@ -32,7 +32,17 @@ export function contextOf(command: Command, io: CliIo, session?: string): Comman
     options,
     client: createApiClient({
       url: options.url,
-      ...(options.user ? { user: options.user, userHeader: options.userHeader } : {}),
+      // The secret comes from the environment only: a command-line flag would show in `ps`.
+      ...(options.user
+        ? {
+            user: options.user,
+            userHeader: options.userHeader,
+            ...(io.env.FERRY_PROXY_SECRET ? { proxySecret: io.env.FERRY_PROXY_SECRET } : {}),
+            ...(io.env.FERRY_PROXY_SECRET_HEADER
+              ? { proxySecretHeader: io.env.FERRY_PROXY_SECRET_HEADER }
+              : {}),
+          }
+        : {}),
       ...(session ? { session } : {}),
     }),
     io,

@@ -32,24 +32,73 @@ export const serverSectionSchema = z.strictObject({
    * it). @default the address Ferry listens on
    */
   publicUrl: z.url({ protocol: /^https?$/, error: 'server.publicUrl must be an http(s) URL' }).optional(),
+  /**
+   * A request whose body receives no byte for this long is cut off (408). Not a limit on the
+   * whole request: a slow but steady upload takes as long as it needs, and responses (event
+   * streams, long calls) are not affected. @default 30000
+   */
+  bodyIdleTimeoutMs: z
+    .number()
+    .int('server.bodyIdleTimeoutMs must be an integer')
+    .positive('server.bodyIdleTimeoutMs must be greater than 0')
+    .default(30_000),
 });
 
-export const authSectionSchema = z.strictObject({
-  /** `local`: everyone is `user`; `proxy`: a trusted reverse proxy names the user. @default 'local' */
-  mode: z.enum(['local', 'proxy']).default('local'),
-  /** The single user of local mode. @default 'dev' */
-  user: z.string().refine(isValidUsername, 'auth.user is not a valid username').default('dev'),
-  /** The header the proxy sets (proxy mode). @default 'x-forwarded-user' */
-  header: z
-    .string()
-    .regex(HEADER_NAME, 'auth.header is not a valid header name')
-    .transform((name) => name.toLowerCase())
-    .default('x-forwarded-user'),
-  /** Peers whose header is believed (proxy mode); anyone else gets 401. @default loopback only */
-  trustedProxies: z.array(addressOrBlock).default(['127.0.0.1', '::1']),
-  /** Users who may delete other users (DELETE /api/users/{username}); anyone may delete themself. */
-  admins: z.array(z.string().refine(isValidUsername, 'auth.admins holds an invalid username')).default([]),
-});
+/** Where proxy mode's shared secret may come from instead of the config file. */
+export const PROXY_SECRET_ENV = 'FERRY_PROXY_SECRET';
+const MIN_PROXY_SECRET_LENGTH = 16;
+
+export const authSectionSchema = z
+  .strictObject({
+    /** `local`: everyone is `user`; `proxy`: a trusted reverse proxy names the user. @default 'local' */
+    mode: z.enum(['local', 'proxy']).default('local'),
+    /** The single user of local mode. @default 'dev' */
+    user: z.string().refine(isValidUsername, 'auth.user is not a valid username').default('dev'),
+    /** The header the proxy sets (proxy mode). @default 'x-forwarded-user' */
+    header: z
+      .string()
+      .regex(HEADER_NAME, 'auth.header is not a valid header name')
+      .transform((name) => name.toLowerCase())
+      .default('x-forwarded-user'),
+    /** Peers whose header is believed (proxy mode); anyone else gets 401. @default loopback only */
+    trustedProxies: z.array(addressOrBlock).default(['127.0.0.1', '::1']),
+    /**
+     * The secret the proxy adds to every request it forwards, in `proxySecretHeader`: required in
+     * proxy mode, since a trusted address alone proves nothing (a tool with network access reaches
+     * loopback too). Also FERRY_PROXY_SECRET. Never logged, never shown.
+     */
+    proxySecret: z
+      .string()
+      .min(MIN_PROXY_SECRET_LENGTH, `auth.proxySecret must be at least ${MIN_PROXY_SECRET_LENGTH} characters`)
+      // A header value loses leading and trailing spaces on the way; visible ASCII arrives intact.
+      .regex(/^[\x21-\x7e]+$/, 'auth.proxySecret must be visible ASCII characters, without spaces')
+      .optional(),
+    /** The header carrying `proxySecret` (proxy mode). @default 'x-ferry-proxy-secret' */
+    proxySecretHeader: z
+      .string()
+      .regex(HEADER_NAME, 'auth.proxySecretHeader is not a valid header name')
+      .transform((name) => name.toLowerCase())
+      .default('x-ferry-proxy-secret'),
+    /** Users who may delete other users (DELETE /api/users/{username}); anyone may delete themself. */
+    admins: z.array(z.string().refine(isValidUsername, 'auth.admins holds an invalid username')).default([]),
+  })
+  .superRefine((auth, context) => {
+    if (auth.mode !== 'proxy') return;
+    if (auth.proxySecret === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['proxySecret'],
+        message: `proxy mode requires auth.proxySecret (or the ${PROXY_SECRET_ENV} environment variable): the shared secret the proxy sends in ${auth.proxySecretHeader}`,
+      });
+    }
+    if (auth.proxySecretHeader === auth.header) {
+      context.addIssue({
+        code: 'custom',
+        path: ['proxySecretHeader'],
+        message: 'auth.proxySecretHeader must differ from auth.header',
+      });
+    }
+  });
 
 export const sessionsSectionSchema = z.strictObject({
   /** A session unused this long ends, and its session-only files go. @default 240 */
@@ -92,6 +141,15 @@ const sandboxLimitsSchema = z.strictObject({
   quotaCheckMs: count('sandbox.limits.quotaCheckMs').optional(),
 });
 
+const absolutePath = (what: string) =>
+  z.string().refine((path) => path.startsWith('/'), `${what} must be an absolute path`);
+
+/** A path, or { path, writable }. */
+const sandboxBindSchema = z.union([
+  absolutePath('sandbox.binds entries'),
+  z.strictObject({ path: absolutePath('sandbox.binds path'), writable: z.boolean().default(false) }),
+]);
+
 export const sandboxSectionSchema = z.strictObject({
   /**
    * Floor for every local server (a server's own `sandbox` may only make it stricter):
@@ -113,6 +171,28 @@ export const sandboxSectionSchema = z.strictObject({
   /** For every local server; per server under `limitsByServer`. */
   limits: sandboxLimitsSchema.default({}),
   limitsByServer: z.record(z.string(), sandboxLimitsSchema).default({}),
+  /**
+   * Extra host paths a sandboxed server sees at the same place, read-only unless `writable`: for
+   * every server, and per server under `bindsByServer`.
+   */
+  binds: z.array(sandboxBindSchema).default([]),
+  bindsByServer: z.record(z.string(), z.array(sandboxBindSchema)).default({}),
+  /**
+   * Whether a server's own `"sandbox": "off"` is honoured: true, or the names of the servers that
+   * may run unsandboxed. Otherwise such a server runs sandboxed, with a warning. @default false
+   */
+  allowServerOff: z.union([z.boolean(), z.array(z.string())]).default(false),
+  /**
+   * The host user sandboxed tools run as when Ferry runs as root: a user name or "uid:gid", never
+   * root. @default the system user `ferry-sandbox` (created when missing), else nobody
+   */
+  runAs: z
+    .string()
+    .refine(
+      (value) => value !== 'root' && !/^0:|:0$/.test(value),
+      'sandbox.runAs must not be root (uid or gid 0)',
+    )
+    .optional(),
 });
 
 export const appConfigSchema = z.strictObject({

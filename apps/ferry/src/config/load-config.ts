@@ -117,10 +117,13 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'list'][]
   ['FERRY_HOST', 'server', 'host', 'string'],
   ['FERRY_PORT', 'server', 'port', 'number'],
   ['FERRY_PUBLIC_URL', 'server', 'publicUrl', 'string'],
+  ['FERRY_BODY_IDLE_TIMEOUT_MS', 'server', 'bodyIdleTimeoutMs', 'number'],
   ['FERRY_AUTH_MODE', 'auth', 'mode', 'string'],
   ['FERRY_AUTH_USER', 'auth', 'user', 'string'],
   ['FERRY_AUTH_HEADER', 'auth', 'header', 'string'],
   ['FERRY_TRUSTED_PROXIES', 'auth', 'trustedProxies', 'list'],
+  ['FERRY_PROXY_SECRET', 'auth', 'proxySecret', 'string'],
+  ['FERRY_PROXY_SECRET_HEADER', 'auth', 'proxySecretHeader', 'string'],
   ['FERRY_SESSION_IDLE_MINUTES', 'sessions', 'idleMinutes', 'number'],
   ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
 ];

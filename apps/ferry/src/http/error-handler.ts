@@ -102,13 +102,18 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'The request took too long to arrive']
         : [400, 'Bad Request', 'Malformed HTTP request'];
-  const body = JSON.stringify(errorEnvelope('E_INVALID_INPUT', { cause: error.code ?? 'parse' }, message));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  const envelope = errorEnvelope('E_INVALID_INPUT', { cause: error.code ?? 'parse' }, message);
+  if (socket.writable) socket.write(rawResponse(status, text, envelope));
   socket.destroy();
+}
+
+/**
+ * A whole HTTP/1.1 response carrying `envelope`, for the few answers written straight to the
+ * socket (the request never reached fastify, or its body is being cut off); the connection closes.
+ */
+export function rawResponse(status: number, statusText: string, envelope: ErrorEnvelope): string {
+  const body = JSON.stringify(envelope);
+  return `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /** Fastify's own routing failures (a URL that is not valid percent-encoding): 400 envelopes. */

@@ -1,6 +1,7 @@
 // POST /api/files: uploads stream straight into FileStore.put, never buffered, in two forms:
 //   raw body  — the bytes are the file; name from ?name= or X-File-Name, type from Content-Type
-//   multipart — every file part is one file (many per request), named by its filename
+//   multipart — every file part is one file (many per request), named by its filename; a part
+//               whose name normalizes to nothing fails the request, naming its form field
 // The size limit is enforced while streaming (FileStore's E_FILE_TOO_LARGE, partial bytes
 // removed); a declared Content-Length over it is refused before a byte is read. A multipart
 // request is all or nothing: when one part fails, the parts stored before it are deleted again.
@@ -32,6 +33,10 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   await app.register(multipart, {
+    // busboy otherwise keeps only what follows the last `/` or `\`: `report.csv/` arrived as ''
+    // and was skipped like an empty file input. FileStore's normalizer gets the whole name instead
+    // and keeps its last usable segment, or refuses a name that has none.
+    preservePath: true,
     limits: { fields: 20, fieldSize: 64 * 1024, headerPairs: 100, parts: 1000 },
   });
 
@@ -117,10 +122,22 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
           if (part.type !== 'file') continue;
           // A form's empty file input sends a part without a name and without bytes.
           if (part.filename === '') {
-            part.file.resume();
-            continue;
+            if (!(await hasBytes(part.file))) continue;
+            reply.header('connection', 'close');
+            throw new FerryError(
+              'E_INVALID_INPUT',
+              `File part ${quoted(part.fieldname)} has bytes but no file name`,
+              {
+                field: part.fieldname,
+                filename: '',
+              },
+            );
           }
-          stored.push(await put(part.filename, part.file, claimedType(part.mimetype)));
+          try {
+            stored.push(await put(part.filename, part.file, claimedType(part.mimetype)));
+          } catch (error) {
+            throw namingPart(error, part.fieldname, part.filename);
+          }
         }
       } catch (error) {
         await Promise.all(stored.map((file) => files.delete(owner, file.id).catch(() => undefined)));
@@ -145,6 +162,28 @@ function classify(error: unknown, request: FastifyRequest, reply: FastifyReply):
   if (error instanceof FerryError || hasStatus(error)) return error;
   if (!request.raw.complete || request.raw.destroyed || isBodyError(error)) return malformed(error);
   return error;
+}
+
+/** A refused file name, said of the form field it came in, so the uploader knows which file. */
+function namingPart(error: unknown, field: string, filename: string): unknown {
+  if (!(error instanceof FerryError) || error.details.field !== 'name') return error;
+  return new FerryError(
+    error.code,
+    `File part ${quoted(field)} (filename ${quoted(filename)}): ${error.message}`,
+    {
+      ...error.details,
+      field,
+      filename,
+    },
+  );
+}
+
+const quoted = (text: string) => JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
+
+/** Reads until the first byte (then stops: the request fails anyway) or the end of the part. */
+async function hasBytes(part: Readable): Promise<boolean> {
+  for await (const chunk of part) if ((chunk as Buffer).length > 0) return true;
+  return false;
 }
 
 function malformed(error: unknown): FerryError {

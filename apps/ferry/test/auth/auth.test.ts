@@ -2,30 +2,40 @@
 // local user of the embedded default; sessions ending with their files; path parameters that try
 // to walk out of their place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FileJson, http, startTestApp, type TestApp, upload, uploadOk } from '../support/start-app.js';
+import {
+  asUser,
+  type FileJson,
+  http,
+  PROXY_AUTH,
+  PROXY_SECRET,
+  startTestApp,
+  type TestApp,
+  upload,
+  uploadOk,
+} from '../support/start-app.js';
 
 describe('proxy mode, Ferry reached directly (loopback is not a trusted proxy)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({
-      app: { auth: { mode: 'proxy', trustedProxies: ['10.9.8.7', '192.168.0.0/16'] } },
+      app: { auth: { ...PROXY_AUTH, trustedProxies: ['10.9.8.7', '192.168.0.0/16'] } },
       servers: {},
     });
   });
   afterAll(async () => t?.close());
 
-  it('ignores the header from an untrusted address: 401 on every route, nothing stored', async () => {
+  it('ignores the header from an untrusted address, even with the secret: 401 on every route, nothing stored', async () => {
     for (const [method, path] of [
       ['GET', '/api/me'],
       ['GET', '/api/files'],
       ['GET', '/api/servers'],
       ['POST', '/api/calls'],
     ] as const) {
-      const result = await http(t.url, path, { method, headers: { 'x-forwarded-user': 'alice' } });
+      const result = await http(t.url, path, { method, headers: asUser('alice') });
       expect(result.status, path).toBe(401);
       expect(result.json()).toMatchObject({ meta_data: { error_code: 'E_UNAUTHORIZED', is_error: true } });
     }
-    const put = await upload(t.url, 'x.txt', 'data', { 'x-forwarded-user': 'alice' });
+    const put = await upload(t.url, 'x.txt', 'data', asUser('alice'));
     expect(put.status).toBe(401);
     const owner = await t.storage.files.ensureUser('alice');
     expect((await t.storage.files.list(owner)).total).toBe(0);
@@ -39,12 +49,14 @@ describe('proxy mode, Ferry reached directly (loopback is not a trusted proxy)',
 describe('proxy mode behind a trusted proxy (loopback)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ app: { auth: { mode: 'proxy', header: 'X-Remote-User' } }, servers: {} });
+    t = await startTestApp({ app: { auth: { ...PROXY_AUTH, header: 'X-Remote-User' } }, servers: {} });
   });
   afterAll(async () => t?.close());
 
   it('takes the user from the configured header', async () => {
-    const me = await http(t.url, '/api/me', { headers: { 'x-remote-user': 'carol@example.org' } });
+    const me = await http(t.url, '/api/me', {
+      headers: { 'x-remote-user': 'carol@example.org', 'x-ferry-proxy-secret': PROXY_SECRET },
+    });
     expect(me.status).toBe(200);
     expect(me.json()).toMatchObject({ username: 'carol@example.org', authMode: 'proxy' });
   });
@@ -58,13 +70,14 @@ describe('proxy mode behind a trusted proxy (loopback)', () => {
     ['leading dot', '.hidden'],
     ['too long', 'a'.repeat(129)],
   ])('an invalid username (%s) is 401', async (_label, value) => {
-    const headers: Record<string, string> = value === undefined ? {} : { 'x-remote-user': value };
+    const headers: Record<string, string> = { 'x-ferry-proxy-secret': PROXY_SECRET };
+    if (value !== undefined) headers['x-remote-user'] = value;
     const result = await http(t.url, '/api/me', { headers });
     expect(result.status).toBe(401);
   });
 
   it('the default X-Forwarded-User is not believed when another header is configured', async () => {
-    expect((await http(t.url, '/api/me', { headers: { 'x-forwarded-user': 'alice' } })).status).toBe(401);
+    expect((await http(t.url, '/api/me', { headers: asUser('alice') })).status).toBe(401);
   });
 });
 

@@ -15,7 +15,7 @@ describe('loadFerryConfig', () => {
   it('reads the repository config: example servers, defaults everywhere else, frozen', () => {
     const config = loadFerryConfig({ cwd: REPO_ROOT, env: {} });
     expect(config.path).toBe(join(REPO_ROOT, 'ferry.config.json'));
-    expect(config.app.server).toEqual({ host: '127.0.0.1', port: 8787 });
+    expect(config.app.server).toEqual({ host: '127.0.0.1', port: 8787, bodyIdleTimeoutMs: 30_000 });
     expect(config.app.auth).toMatchObject({ mode: 'local', user: 'dev' });
     expect(config.storage.dataDir).toBe(join(REPO_ROOT, '.ferry'));
     expect(Object.keys(config.host.servers)).toContain('report');
@@ -44,12 +44,18 @@ describe('loadFerryConfig', () => {
         FERRY_PORT: '9100',
         FERRY_AUTH_MODE: 'proxy',
         FERRY_TRUSTED_PROXIES: '10.0.0.1, 10.1.0.0/16',
+        FERRY_PROXY_SECRET: 'proxy-secret-from-env-0123',
+        FERRY_PROXY_SECRET_HEADER: 'X-Proxy-Auth',
         FERRY_MAX_FILE_SIZE_MB: '7',
       },
     });
     expect(config.app.server.port).toBe(9100);
     expect(config.app.auth.mode).toBe('proxy');
     expect(config.app.auth.trustedProxies).toEqual(['10.0.0.1', '10.1.0.0/16']);
+    expect(config.app.auth).toMatchObject({
+      proxySecret: 'proxy-secret-from-env-0123',
+      proxySecretHeader: 'x-proxy-auth',
+    });
     expect(config.storage.max_file_size_mb).toBe(7);
   });
 
@@ -80,6 +86,19 @@ describe('loadFerryConfig', () => {
     ]) {
       expect(message).toContain(expected);
     }
+  });
+
+  it('server.bodyIdleTimeoutMs: FERRY_BODY_IDLE_TIMEOUT_MS sets it; it must be a whole number of ms > 0', () => {
+    const config = parseFerryConfig({}, { env: { FERRY_BODY_IDLE_TIMEOUT_MS: '5000' } });
+    expect(config.app.server.bodyIdleTimeoutMs).toBe(5000);
+    for (const bad of [0, -1, 1.5, 'soon']) {
+      expect(() => parseFerryConfig({ server: { bodyIdleTimeoutMs: bad } }, { env: {} })).toThrow(
+        /server\.bodyIdleTimeoutMs/,
+      );
+    }
+    expect(() => parseFerryConfig({}, { env: { FERRY_BODY_IDLE_TIMEOUT_MS: 'never' } })).toThrow(
+      /FERRY_BODY_IDLE_TIMEOUT_MS/,
+    );
   });
 
   it('a bad FERRY_PORT names the variable', () => {

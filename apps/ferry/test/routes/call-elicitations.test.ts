@@ -5,16 +5,16 @@ import { createHash } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
-import { http, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
+import { asUser, http, PROXY_AUTH, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
 
-const ALICE = { 'x-forwarded-user': 'alice' };
-const BOB = { 'x-forwarded-user': 'bob' };
+const ALICE = asUser('alice');
+const BOB = asUser('bob');
 const CSV = 'region,sales\nNorth,120\n';
 const JSON_BODY = { 'content-type': 'application/json' };
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ app: { auth: { mode: 'proxy' } } });
+  t = await startTestApp({ app: { auth: PROXY_AUTH } });
 }, 60_000);
 afterAll(async () => t?.close());
 

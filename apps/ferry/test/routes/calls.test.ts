@@ -4,15 +4,23 @@
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
-import { type FileJson, http, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
+import {
+  asUser,
+  type FileJson,
+  http,
+  PROXY_AUTH,
+  startTestApp,
+  type TestApp,
+  uploadOk,
+} from '../support/start-app.js';
 
-const ALICE = { 'x-forwarded-user': 'alice' };
-const BOB = { 'x-forwarded-user': 'bob' };
+const ALICE = asUser('alice');
+const BOB = asUser('bob');
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ app: { auth: { mode: 'proxy' } } });
+  t = await startTestApp({ app: { auth: PROXY_AUTH } });
 }, 60_000);
 afterAll(async () => t?.close());
 

@@ -18,10 +18,10 @@ import { buildApp } from '../../src/app.js';
 import { parseStream } from '../../src/cli/sse-reader.js';
 import { defaultAppConfig } from '../../src/config/app-config.js';
 import { startServer } from '../../src/server.js';
-import { exampleServers, http, uploadOk } from '../support/start-app.js';
+import { asUser, exampleServers, http, PROXY_AUTH, uploadOk } from '../support/start-app.js';
 
-const ALICE = { 'x-forwarded-user': 'alice' };
-const BOB = { 'x-forwarded-user': 'bob' };
+const ALICE = asUser('alice');
+const BOB = asUser('bob');
 const JSON_TYPE = { 'content-type': 'application/json' };
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 
@@ -61,7 +61,7 @@ async function startFerry(model: ScriptedModelServer | undefined): Promise<Runni
     files: storage.files,
     host,
     // One running call per user, so a model asking for two at once meets the registry's limit.
-    config: defaultAppConfig({ auth: { mode: 'proxy' }, calls: { maxRunningPerUser: 1 } }),
+    config: defaultAppConfig({ auth: PROXY_AUTH, calls: { maxRunningPerUser: 1 } }),
     hostPaths: { data: join(dir, 'data'), workspace: join(dir, 'workspaces') },
     agent,
     conversations: storage.conversations,

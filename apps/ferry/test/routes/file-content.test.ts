@@ -2,10 +2,18 @@
 // RFC 6266 names without header injection, nosniff), signed tokens (tamper, expiry, other file,
 // other user) and how a missing user or token is answered, in proxy mode with two users.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FileJson, http, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
+import {
+  asUser,
+  type FileJson,
+  http,
+  PROXY_AUTH,
+  startTestApp,
+  type TestApp,
+  uploadOk,
+} from '../support/start-app.js';
 
-const ALICE = { 'x-forwarded-user': 'alice' };
-const BOB = { 'x-forwarded-user': 'bob' };
+const ALICE = asUser('alice');
+const BOB = asUser('bob');
 // The smallest valid PNG: signature + IHDR (1x1) + IDAT + IEND.
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
@@ -20,7 +28,7 @@ let alice: string;
 let bob: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ app: { auth: { mode: 'proxy' } }, servers: {} });
+  t = await startTestApp({ app: { auth: PROXY_AUTH }, servers: {} });
   text = await uploadOk(t.url, 'digits.txt', '0123456789', { ...ALICE, 'content-type': 'text/plain' });
   bobFile = await uploadOk(t.url, 'bob.txt', 'bob secret', BOB);
   alice = await t.storage.files.ensureUser('alice');

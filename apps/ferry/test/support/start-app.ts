@@ -14,6 +14,16 @@ import { type AppConfigInput, defaultAppConfig } from '../../src/config/app-conf
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 
+/** The shared secret of proxy-mode test apps (`PROXY_AUTH`); `asUser` sends it. */
+export const PROXY_SECRET = 'test-proxy-secret-0123456789';
+/** `auth` for a proxy-mode test app: a trusted proxy on loopback that sends `PROXY_SECRET`. */
+export const PROXY_AUTH = { mode: 'proxy', proxySecret: PROXY_SECRET } as const;
+
+/** What the authenticating proxy adds to a request of `username`: the name and the shared secret. */
+export function asUser(username: string): Record<string, string> {
+  return { 'x-forwarded-user': username, 'x-ferry-proxy-secret': PROXY_SECRET };
+}
+
 export interface TestApp {
   url: string;
   app: FastifyInstance;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGone, waitUntilGone } from '../../../../packages/host/test/support/processes.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { http, REPO_ROOT, uploadOk } from '../support/start-app.js';
+import { asUser, http, PROXY_SECRET, REPO_ROOT, uploadOk } from '../support/start-app.js';
 
 const example = (file: string) => ({
   transport: 'stdio',
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await writeFile(
     configPath,
     JSON.stringify({
-      auth: { mode: 'proxy', admins: ['ops'] },
+      auth: { mode: 'proxy', proxySecret: PROXY_SECRET, admins: ['ops'] },
       sandbox: { mode: 'required' },
       servers: { attack: example('attack.ts'), slow: example('slow.ts') },
     }),
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const workspaceOf = (user: string) => join(dir, '.ferry', 'workspaces', user);
 const as = (user: string, session?: string) => ({
-  'x-forwarded-user': user,
+  ...asUser(user),
   ...(session ? { 'x-ferry-session': session } : {}),
 });
 
