@@ -32,6 +32,8 @@ import {
   startFerryProcess,
 } from './_measure.js';
 
+/** What the proxy in front of Ferry adds (auth.proxySecret); the benchmark plays that proxy. */
+const PROXY_SECRET = 'bench-proxy-secret-0123456789';
 const USERS = Number(process.env.BENCH_USERS ?? 50);
 const CALLS_PER_USER = Number(process.env.BENCH_CALLS_PER_USER ?? 10);
 const FILE_BYTES = Number(process.env.BENCH_CALL_FILE_KIB ?? 1024) * 1024;
@@ -93,7 +95,12 @@ try {
   ferry = await startFerryProcess({
     dir,
     config: {
-      auth: { mode: 'proxy', header: 'x-forwarded-user', trustedProxies: ['127.0.0.1', '::1'] },
+      auth: {
+        mode: 'proxy',
+        header: 'x-forwarded-user',
+        trustedProxies: ['127.0.0.1', '::1'],
+        proxySecret: PROXY_SECRET,
+      },
       // Said out loud: the benchmark relies on it (one running call per user < 8).
       calls: { maxRunningPerUser: 8, maxKeptCalls: Math.max(1000, USERS * CALLS_PER_USER) },
       storage: { dataDir: join(dir, 'ferry') },
@@ -346,6 +353,7 @@ function createApi(base: string): Api {
       const headers: Record<string, string> = {};
       if (user !== undefined) {
         headers['x-forwarded-user'] = user;
+        headers['x-ferry-proxy-secret'] = PROXY_SECRET;
         headers['x-ferry-session'] = `session-${user}`;
       }
       if (body !== undefined) {
