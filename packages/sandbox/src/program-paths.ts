@@ -94,24 +94,22 @@ export async function findProgramPaths(query: ProgramQuery): Promise<ProgramPath
   };
 
   const executable = await lookUp(query.command, query.path, query.cwd);
+  if (executable === undefined && query.command.includes('/')) {
+    // Which link of the chain points nowhere, when one does.
+    const path = resolve(query.cwd ?? '/', query.command);
+    await followFile(path, 'command');
+    throw new ProgramNotFound(`command ${path} is not an executable file`);
+  }
   if (executable === undefined) {
-    throw new ProgramNotFound(
-      query.command.includes('/')
-        ? `command ${query.command} does not exist or is not executable`
-        : `command "${query.command}" was not found in PATH (${query.path})`,
-    );
+    throw new ProgramNotFound(`command "${query.command}" was not found in PATH (${query.path})`);
   }
   await followProgram(executable, 'command', 0);
 
   if (query.cwd !== undefined) {
     const stats = await stat(query.cwd).catch(() => undefined);
     if (!stats?.isDirectory()) throw new ProgramNotFound(`cwd ${query.cwd} is not a directory`);
-    if (
-      isUnderAny(query.cwd, never) &&
-      never.includes(query.cwd) &&
-      query.cwd !== '/' &&
-      query.cwd !== '/tmp'
-    ) {
+    // `/` and `/tmp` exist inside anyway; the other never-bound directories do not.
+    if (never.includes(query.cwd) && query.cwd !== '/' && query.cwd !== '/tmp') {
       throw new ProgramNotFound(
         `cwd ${query.cwd} is never shown inside the sandbox; set the server's cwd to its own directory`,
       );
