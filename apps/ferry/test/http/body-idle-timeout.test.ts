@@ -184,6 +184,61 @@ describe('a slow but steady upload', () => {
   });
 });
 
+describe('a throttled but steady 1 GiB upload', () => {
+  it('1 GiB in 1 MiB writes, pausing 200 ms (under the 300 ms idle timeout) every 32 MiB: stored whole', async () => {
+    const big = await startTestApp({
+      app: { server: { bodyIdleTimeoutMs: IDLE_MS } },
+      storage: { max_file_size_mb: 2048 },
+      servers: {},
+    });
+    try {
+      const GIB = 1024 ** 3;
+      const block = randomBytes(1024 * 1024);
+      const hash = createHash('sha256');
+      const started = performance.now();
+      const answer = await new Promise<{ status: number; json: { files: FileJson[] } }>((resolve, reject) => {
+        const request = httpRequest(
+          new URL('/api/files?name=throttled-1gib.bin', big.url),
+          { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': GIB } },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                json: JSON.parse(Buffer.concat(chunks).toString()),
+              }),
+            );
+            response.on('error', reject);
+          },
+        );
+        request.on('error', reject);
+        void (async () => {
+          for (let i = 0; i < 1024; i++) {
+            // Each MiB differs (its index in the first bytes), so the hash covers the order too.
+            const chunk = Buffer.from(block);
+            chunk.writeUInt32BE(i, 0);
+            hash.update(chunk);
+            if (!request.write(chunk)) await new Promise((drained) => request.once('drain', drained));
+            if (i % 32 === 31) await delay(200);
+          }
+          request.end();
+        })().catch(reject);
+      });
+      // 32 pauses alone take 6.4 s: far longer than the idle timeout, never idle that long.
+      expect(performance.now() - started).toBeGreaterThan(6000);
+      expect(answer.status).toBe(201);
+      expect(answer.json.files[0]).toMatchObject({
+        name: 'throttled-1gib.bin',
+        size: GIB,
+        sha256: hash.digest('hex'),
+      });
+    } finally {
+      await big.close();
+    }
+  }, 180_000);
+});
+
 describe('Ferry being the slow side', () => {
   it('storage that takes nothing for a while is not the client being idle', async () => {
     // 16 MB sent at once: far more than the socket buffers hold, so the client is held back by
