@@ -75,6 +75,14 @@ export const ERROR_CODES = {
     retryable: false,
     suggestion: 'Read the error message from the tool',
   },
+  E_RESULT_TOO_LARGE: {
+    status: 502,
+    reason: 'ResultTooLarge',
+    message: "The tool's result is over the {limit} limit (maxResultBytes)",
+    retryable: false,
+    suggestion:
+      'Have the tool write large output to a file in its workspace and return it as an artifact with a path, or raise maxResultBytes',
+  },
   E_CANCELLED: {
     status: 499,
     reason: 'Cancelled',

@@ -103,6 +103,13 @@ export {
 } from './mime.js';
 export { type NormalizeOptions, normalizeToolResult } from './normalize-tool-result.js';
 export {
+  DEFAULT_MAX_RESULT_BYTES,
+  exceedsDepth,
+  formatLimitBytes,
+  MAX_RESULT_DEPTH,
+  tooDeepReason,
+} from './result-limits.js';
+export {
   type Artifact,
   ArtifactSchema,
   type CanvasEnvelope,

@@ -8,6 +8,7 @@ import { type CollectOptions, FileCollector } from './collect-files.js';
 import { ERROR_CODES } from './errors.js';
 import { readDisplay } from './read-display.js';
 import { readMcpContent } from './read-mcp-content.js';
+import { exceedsDepth, MAX_RESULT_DEPTH, tooDeepReason } from './result-limits.js';
 import {
   ArtifactSchema,
   CanvasEnvelopeSchema,
@@ -49,9 +50,15 @@ export function normalizeToolResult(
   if (!isObject(callToolResult)) {
     return { ok: false, error: `tool result must be an object, got ${describeType(callToolResult)}` };
   }
+  // Every later reader (the redaction for the model, JSON for the API) walks the result
+  // recursively: a result nested deeper than the limit is refused whole, here, once.
+  if (exceedsDepth(callToolResult, MAX_RESULT_DEPTH)) return { ok: false, error: tooDeepReason() };
   const warnings: string[] = [];
   const collector = new FileCollector(options, warnings);
   const content = readMcpContent(callToolResult, warnings);
+  if (content.jsonTexts.some((payload) => exceedsDepth(payload, MAX_RESULT_DEPTH))) {
+    return { ok: false, error: tooDeepReason() };
+  }
   const payload = pickPayload(callToolResult, content.jsonTexts, warnings);
   const text = content.texts;
 

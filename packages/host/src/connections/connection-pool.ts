@@ -1,11 +1,17 @@
 import { availableParallelism } from 'node:os';
-import { FerryError, isValidUsername } from '@ferry/contract';
+import { DEFAULT_MAX_RESULT_BYTES, FerryError, isValidUsername } from '@ferry/contract';
 import type { Implementation } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../servers/server-config.js';
 import type { ServerRegistry } from '../servers/server-registry.js';
 import type { ConnectionPool, ToolConnection } from './connection.js';
-import type { ConnectionEventListener } from './connection-events.js';
+import {
+  type ConnectionEventListener,
+  createStderrLog,
+  type ServerStderrSink,
+  writeStderrRecord,
+} from './connection-events.js';
+import { MAX_LINE_BYTES } from './json-lines.js';
 import { type ServerLauncher, unsandboxedLauncher } from './launcher.js';
 import { openTransport, StderrTail } from './open-transport.js';
 import { PooledConnection } from './pooled-connection.js';
@@ -25,14 +31,30 @@ export interface ConnectionPoolOptions {
   setupClient?: (client: Client, server: ServerConfig, user: string) => void;
   /** Connection lifecycle: connected, closed (with why), tools-changed, transport errors. */
   onEvent?: ConnectionEventListener;
-  /** stderr of local servers. @default written to Ferry's stderr */
+  /**
+   * Where local servers' stderr goes, as data: one record per line, labelled with server and
+   * user, control characters escaped, cut at 2 KiB, at most 50 lines/s (bursts of 200) per
+   * server and user, then a count of the lines dropped. @default JSON records on Ferry's stderr
+   * (`writeStderrRecord`), unless `onStderr` is given
+   */
+  stderrLog?: ServerStderrSink;
+  /**
+   * Local servers' stderr raw, exactly as written (a tool controls every byte of it: never copy
+   * it into a log or terminal unescaped). Given without `stderrLog`, it replaces the default log
+   * (tests pass a no-op to keep quiet).
+   */
   onStderr?: (server: string, user: string, text: string) => void;
   /** Limit for starting a server and the MCP handshake. @default 30000 */
   connectTimeoutMs?: number;
   /** How long a local server gets to exit on its own when closed (idle, pool close). @default 2000 */
   closeGraceMs?: number;
-  /** Largest message a local server may send. @default ~512 MiB (V8's string limit) */
-  maxMessageBytes?: number;
+  /**
+   * Largest result (one message) a server may send. A longer one is dropped as it arrives, never
+   * held whole, and its call fails with E_RESULT_TOO_LARGE; the connection goes on. Applies to
+   * stdio and Streamable HTTP (not to legacy SSE). Why 64 MiB: see DEFAULT_MAX_RESULT_BYTES.
+   * @default DEFAULT_MAX_RESULT_BYTES (64 MiB); at most ~512 MiB (V8's string limit)
+   */
+  maxResultBytes?: number;
   /**
    * Local servers starting at once; more wait their turn, and their connect timeout starts with
    * their turn. Fifty users arriving together must not each get 1/50 of the CPU for a start that
@@ -52,7 +74,14 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   const now = options.now ?? Date.now;
   const clientInfo = options.clientInfo ?? { name: 'ferry', version: '0.1.0' };
   const onEvent = options.onEvent ?? (() => {});
-  const onStderr = options.onStderr ?? ((_server, _user, text) => process.stderr.write(text));
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  if (!Number.isSafeInteger(maxResultBytes) || maxResultBytes < 1024 || maxResultBytes > MAX_LINE_BYTES) {
+    throw new RangeError(
+      `maxResultBytes must be an integer from 1024 to ${MAX_LINE_BYTES}, got ${options.maxResultBytes}`,
+    );
+  }
+  const sink = options.stderrLog ?? (options.onStderr ? undefined : writeStderrRecord);
+  const stderrLog = sink && createStderrLog({ sink });
   /** The usable (or starting) connection of each (server, user). */
   const current = new Map<string, Promise<PooledConnection>>();
   /** Every connection not fully closed yet, usable or not, so `close()` can wait for them. */
@@ -83,14 +112,19 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     self: () => Promise<PooledConnection>,
   ): Promise<PooledConnection> {
     const tail = new StderrTail();
+    const lines = server.transport === 'stdio' ? stderrLog?.open(server.name, user) : undefined;
     const transport = await openTransport(server, user, {
       launcher,
       onStderr: (text) => {
         tail.push(text);
-        onStderr(server.name, user, text);
+        lines?.write(text);
+        options.onStderr?.(server.name, user, text);
       },
       ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
-      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+      maxResultBytes,
+    }).catch((error: unknown) => {
+      lines?.end();
+      throw error;
     });
     // Form-mode elicitation only: URL mode needs a browser flow Ferry does not offer yet.
     const client = new Client(clientInfo, { capabilities: { elicitation: { form: {} } } });
@@ -110,7 +144,10 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       onEvent,
     });
     live.add(connection);
-    void connection.closed.then(() => live.delete(connection));
+    void connection.closed.then(() => {
+      live.delete(connection);
+      lines?.end();
+    });
     await connection.open();
     return connection;
   }

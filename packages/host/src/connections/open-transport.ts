@@ -1,8 +1,10 @@
-import type { Transport } from '@modelcontextprotocol/client';
+import type { FetchLike, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
 import { fillUserTemplates } from '../servers/user-template.js';
+import type { JsonRpcId } from './json-lines.js';
 import type { ServerLauncher } from './launcher.js';
+import { intakeErrorResponse, resultTooLargeError } from './launcher-failure.js';
 import { ProcessStdioTransport } from './process-stdio-transport.js';
 
 export interface OpenTransportOptions {
@@ -10,7 +12,8 @@ export interface OpenTransportOptions {
   /** stderr of a local server. */
   onStderr: (text: string) => void;
   closeGraceMs?: number;
-  maxMessageBytes?: number;
+  /** Largest message read from the server (stdio and Streamable HTTP). @default 64 MiB */
+  maxResultBytes?: number;
 }
 
 /**
@@ -23,7 +26,7 @@ export async function openTransport(
   user: string,
   options: OpenTransportOptions,
 ): Promise<Transport> {
-  if (server.transport !== 'stdio') return openRemoteTransport(server, user);
+  if (server.transport !== 'stdio') return openRemoteTransport(server, user, options.maxResultBytes);
   const spec = await options.launcher(server, user);
   return new ProcessStdioTransport({
     command: spec.command,
@@ -32,17 +35,97 @@ export async function openTransport(
     ...(spec.cwd !== undefined && { cwd: spec.cwd }),
     onStderr: options.onStderr,
     ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
-    ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    ...(options.maxResultBytes !== undefined && { maxMessageBytes: options.maxResultBytes }),
   });
 }
 
-export function openRemoteTransport(server: RemoteServerConfig, user: string): Transport {
+export function openRemoteTransport(
+  server: RemoteServerConfig,
+  user: string,
+  maxResultBytes?: number,
+): Transport {
   const url = new URL(server.url);
   // requestInit headers go on every POST and, for SSE, on the GET that opens the stream.
   const requestInit = { headers: fillUserTemplates(server.headers, user) };
-  return server.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit });
+  // Legacy SSE reads its one long stream through an EventSource of the SDK's own: not limited.
+  if (server.transport === 'sse' || maxResultBytes === undefined) {
+    return server.transport === 'sse'
+      ? new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { requestInit });
+  }
+  const transport: Transport = new StreamableHTTPClientTransport(url, {
+    requestInit,
+    fetch: limitedFetch(maxResultBytes, (ids) => {
+      // The body is cut off at the limit: its full size is never known.
+      const error = resultTooLargeError(maxResultBytes);
+      for (const id of ids) transport.onmessage?.(intakeErrorResponse(id, error));
+    }),
+  });
+  return transport;
+}
+
+/**
+ * `fetch` whose response bodies stop at `limit` bytes per message: the whole body of a JSON
+ * answer, each event of an event stream. Past it the body fails (so the SDK never holds more)
+ * and `onTooLarge` gets the ids of the requests the POST carried, to fail just those calls.
+ */
+function limitedFetch(limit: number, onTooLarge: (ids: JsonRpcId[]) => void): FetchLike {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.body === null) return response;
+    const stream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+    /** Bytes of the message being read: since the body began, or the event stream's last event. */
+    let size = 0;
+    let lineLength = 0;
+    let last = -1;
+    const limiter = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        let over = false;
+        if (stream) {
+          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          let start = 0;
+          for (let newline = bytes.indexOf(0x0a); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
+            lineLength += newline - start;
+            size += newline - start + 1;
+            over ||= size > limit;
+            const before = newline > start ? bytes[newline - 1] : last;
+            // An empty line ends an event: the next one is counted from nothing.
+            if (lineLength === 0 || (lineLength === 1 && before === 0x0d)) size = 0;
+            lineLength = 0;
+            last = 0x0a;
+            start = newline + 1;
+          }
+          lineLength += bytes.length - start;
+          size += bytes.length - start;
+          if (bytes.length > 0) last = bytes[bytes.length - 1] as number;
+        } else size += chunk.byteLength;
+        if (over || size > limit) {
+          onTooLarge(requestIds(init?.body));
+          controller.error(resultTooLargeError(limit));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(limiter), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** Ids of the requests in a POSTed JSON-RPC body (one message or a batch). */
+function requestIds(body: unknown): JsonRpcId[] {
+  if (typeof body !== 'string') return [];
+  try {
+    const parsed = JSON.parse(body) as JSONRPCMessage | JSONRPCMessage[];
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((message) =>
+      'method' in message && 'id' in message && message.id !== undefined ? [message.id] : [],
+    );
+  } catch {
+    return [];
+  }
 }
 
 /** Keeps the last few KB of a process's stderr, to quote when it fails to start. */

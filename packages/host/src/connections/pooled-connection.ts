@@ -8,8 +8,8 @@ import type {
   ResourceContents,
   ToolConnection,
 } from './connection.js';
-import type { CloseReason, ConnectionEvent } from './connection-events.js';
-import { launcherFailure } from './launcher-failure.js';
+import { type CloseReason, type ConnectionEvent, escapeControl } from './connection-events.js';
+import { closedFailure, intakeFailure } from './launcher-failure.js';
 import { ProcessStdioTransport } from './process-stdio-transport.js';
 import { captureElicitationSchemas } from './raw-elicitation-schemas.js';
 import { deliverResponsesAfterNotifications } from './response-order.js';
@@ -99,7 +99,8 @@ export class PooledConnection implements ToolConnection {
     try {
       await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
     } catch (error) {
-      const stderr = this.#o.stderrTail?.().trim();
+      // Quoted into an error message that reaches logs and the UI: the tool's bytes, escaped.
+      const stderr = escapeControl(this.#o.stderrTail?.().trim() ?? '');
       const message = `Could not connect to MCP server "${this.server}": ${errorMessage(error)}`;
       await this.#shutdown('failed', errorMessage(error));
       throw new FerryError('E_TOOL_UNAVAILABLE', stderr ? `${message}\nstderr: ${stderr}` : message, {
@@ -165,9 +166,16 @@ export class PooledConnection implements ToolConnection {
       // The SDK rejects an aborted call with its own RequestTimeout error; hand back the caller's
       // reason instead, so the watchdog can tell its timeout from a user's cancel.
       if (signal.aborted) throw signal.reason ?? error;
-      // The stream closes after the process has exited, so its last stderr is in by now.
-      if (!this.isOpen) throw launcherFailure(this.#o.stderrTail?.(), this.server) ?? error;
-      throw error;
+      // An answer the transport refused (too large, too deep), or the connection gone under it.
+      const { transport } = this.#o;
+      const closed = this.isOpen
+        ? undefined
+        : closedFailure(this.server, error, {
+            stderr: this.#o.stderrTail?.(),
+            stoppedBy: this.#reason === 'exited' ? undefined : (this.#detail ?? this.#reason),
+            exit: transport instanceof ProcessStdioTransport ? transport.exit : undefined,
+          });
+      throw intakeFailure(error) ?? closed ?? error;
     } finally {
       this.#active -= 1;
       if (onElicitation) this.#askers.splice(this.#askers.indexOf(onElicitation), 1);
@@ -196,10 +204,14 @@ export class PooledConnection implements ToolConnection {
   async readResource(uri: string, options: { signal?: AbortSignal }): Promise<ResourceContents[]> {
     this.#assertOpen();
     this.touch();
-    const result = await this.#o.client.readResource(
-      { uri },
-      { ...(options.signal && { signal: options.signal }), timeout: READ_RESOURCE_TIMEOUT_MS },
-    );
+    const result = await this.#o.client
+      .readResource(
+        { uri },
+        { ...(options.signal && { signal: options.signal }), timeout: READ_RESOURCE_TIMEOUT_MS },
+      )
+      .catch((error: unknown) => {
+        throw intakeFailure(error) ?? error;
+      });
     return result.contents.filter(
       (item): item is ResourceContents =>
         typeof (item as { text?: unknown }).text === 'string' ||

@@ -1,8 +1,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  type FerryError,
+  formatLimitBytes,
+  MAX_RESULT_DEPTH,
+} from '@ferry/contract';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { deserializeMessage, SdkError, SdkErrorCode, serializeMessage } from '@modelcontextprotocol/client';
-import { LineBuffer, MAX_LINE_BYTES } from './json-lines.js';
+import {
+  type JsonRpcId,
+  jsonDeeperThan,
+  LineBuffer,
+  type LineHead,
+  readLineHead,
+  readLineTailId,
+} from './json-lines.js';
 import type { LaunchSpec } from './launcher.js';
+import { intakeErrorResponse, resultTooDeepError, resultTooLargeError } from './launcher-failure.js';
 
 // A stdio client transport over child_process, written because the SDK's StdioClientTransport
 // cannot do what a per-user server pool needs:
@@ -10,13 +24,27 @@ import type { LaunchSpec } from './launcher.js';
 //   started (a converter, a browser); this one spawns `detached` (its own group) and signals the
 //   whole group;
 // - its ReadBuffer caps a message at 10 MB and copies the buffer on every chunk; see json-lines.ts;
+//   here a message over the limit is dropped as it arrives and only the request it answers fails
+//   (E_RESULT_TOO_LARGE), and one nested too deep is dropped before it is parsed;
 // - it resolves `close()` on the child's 'close' event only, which a grandchild holding stdout
 //   open delays forever; here the leader's exit kills the rest of the group.
 
 export interface ProcessStdioTransportOptions extends LaunchSpec {
-  /** Largest message accepted from the server. @default MAX_LINE_BYTES (~512 MiB, V8's string limit) */
+  /**
+   * Largest message accepted from the server; a longer one is dropped unread and the request it
+   * answers fails with E_RESULT_TOO_LARGE. At most MAX_LINE_BYTES (~512 MiB, V8's string limit).
+   * @default DEFAULT_MAX_RESULT_BYTES (64 MiB)
+   */
   maxMessageBytes?: number;
-  /** Receives the server's stderr; without it, stderr goes to Ferry's own stderr. */
+  /**
+   * Deepest nesting of a message; a deeper one is dropped unparsed (its request fails with
+   * E_TOOL_ERROR). @default MAX_RESULT_DEPTH + 1 (the JSON-RPC envelope around the result)
+   */
+  maxDepth?: number;
+  /**
+   * Receives the server's stderr, as the server wrote it. Without it stderr is discarded: it is
+   * the tool's text, never copied raw into Ferry's own stderr (the pool logs it as data).
+   */
   onStderr?: (text: string) => void;
   /** How long `close()` waits for the server to exit after its stdin closes. @default 2000 */
   closeGraceMs?: number;
@@ -55,6 +83,12 @@ export class ProcessStdioTransport implements Transport {
 
   readonly #options: ProcessStdioTransportOptions;
   readonly #lines: LineBuffer;
+  readonly #maxMessageBytes: number;
+  readonly #maxDepth: number;
+  /** Requests the host sent and the server has not answered, by `idKey`. */
+  readonly #pending = new Map<string, JsonRpcId>();
+  /** The line over the limit being skipped: what its head said, and whether a request failed. */
+  #tooLong: { head: LineHead; refused: boolean } | undefined;
   #child: ChildProcess | undefined;
   #exit: ProcessExit | undefined;
   #finished = false;
@@ -69,7 +103,9 @@ export class ProcessStdioTransport implements Transport {
 
   constructor(options: ProcessStdioTransportOptions) {
     this.#options = options;
-    this.#lines = new LineBuffer(options.maxMessageBytes ?? MAX_LINE_BYTES);
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    this.#maxDepth = options.maxDepth ?? MAX_RESULT_DEPTH + 1;
+    this.#lines = new LineBuffer(this.#maxMessageBytes);
   }
 
   /** The server's pid, which is also its process group id; undefined before start. */
@@ -92,7 +128,7 @@ export class ProcessStdioTransport implements Transport {
       detached: true,
       shell: false,
       windowsHide: true,
-      stdio: ['pipe', 'pipe', onStderr === undefined ? 'inherit' : 'pipe'],
+      stdio: ['pipe', 'pipe', onStderr === undefined ? 'ignore' : 'pipe'],
     });
     this.#child = child;
     return new Promise<void>((resolve, reject) => {
@@ -122,6 +158,7 @@ export class ProcessStdioTransport implements Transport {
     if (stdin == null || this.#exit !== undefined || stdin.destroyed || !stdin.writable) {
       return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'The server process is not running'));
     }
+    this.#track(message);
     // The callback fires once the bytes reached the pipe (or with an error if it broke), which
     // also applies backpressure for large arguments.
     return new Promise((resolve, reject) => {
@@ -159,29 +196,84 @@ export class ProcessStdioTransport implements Transport {
   }
 
   #onData(chunk: Buffer): void {
-    let lines: Buffer[];
-    try {
-      lines = this.#lines.push(chunk);
-    } catch (error) {
-      // A message over the limit cannot be answered any more; a server that sends one is
-      // stopped so its pending calls fail now rather than at the watchdog.
-      this.onerror?.(error as Error);
-      void this.kill();
+    for (const event of this.#lines.push(chunk)) {
+      if (event.kind === 'line') this.#onLine(event.line);
+      else if (event.kind === 'too-long') this.#onTooLong(event.head);
+      else this.#onTooLongEnd(event.bytes, event.tail);
+    }
+  }
+
+  #onLine(line: Buffer): void {
+    if (jsonDeeperThan(line, this.#maxDepth)) {
+      const head = readLineHead(line.subarray(0, 4096));
+      const id = head.method ? undefined : (head.id ?? readLineTailId(line.subarray(-1024)));
+      if (id === undefined || !this.#refuse(id, resultTooDeepError(this.#maxDepth - 1))) {
+        this.onerror?.(new Error(`Dropped a message nested deeper than ${this.#maxDepth} levels`));
+      }
       return;
     }
-    for (const line of lines) {
-      const text = line.toString('utf8').replace(/\r$/, '');
-      if (text.trim() === '') continue;
-      let message: JSONRPCMessage;
-      try {
-        message = deserializeMessage(text);
-      } catch (error) {
-        // Usually a server printing logs to stdout: reported, then skipped.
-        const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-        this.onerror?.(new Error(`Not a JSON-RPC message on stdout: ${preview}`, { cause: error }));
-        continue;
-      }
-      this.onmessage?.(message);
+    const text = line.toString('utf8').replace(/\r$/, '');
+    if (text.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(text);
+    } catch (error) {
+      // Usually a server printing logs to stdout: reported, then skipped.
+      const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+      this.onerror?.(new Error(`Not a JSON-RPC message on stdout: ${preview}`, { cause: error }));
+      return;
+    }
+    if ('id' in message && !('method' in message) && message.id !== undefined) {
+      this.#pending.delete(idKey(message.id));
+    }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * A line passed the limit. Which request it answers is known now when its id comes first, or
+   * when only one request is waiting; otherwise at its end (the TypeScript SDK writes the id last).
+   */
+  #onTooLong(head: Buffer): void {
+    const read = readLineHead(head);
+    const answer = read.object && !read.method;
+    const only = this.#pending.size === 1 ? [...this.#pending.values()][0] : undefined;
+    const id = answer ? (read.id ?? only) : undefined;
+    const refused = id !== undefined && this.#refuse(id, resultTooLargeError(this.#maxMessageBytes));
+    this.#tooLong = { head: read, refused };
+  }
+
+  #onTooLongEnd(bytes: number, tail: Buffer): void {
+    const state = this.#tooLong;
+    this.#tooLong = undefined;
+    if (state?.refused) return;
+    const error = resultTooLargeError(this.#maxMessageBytes, bytes);
+    const answer = state?.head.object === true && !state.head.method;
+    const id = answer ? readLineTailId(tail) : undefined;
+    if (answer && id === undefined) {
+      // An answer, but to which request cannot be told: every request waiting fails with it.
+      for (const pending of [...this.#pending.values()]) this.#refuse(pending, error);
+      return;
+    }
+    if (id === undefined || !this.#refuse(id, error)) {
+      const limit = formatLimitBytes(this.#maxMessageBytes);
+      this.onerror?.(new Error(`Dropped a ${bytes}-byte message from the server, over the ${limit} limit`));
+    }
+  }
+
+  /** Fails the waiting request `id` with `error` (as if the server had answered so). */
+  #refuse(id: JsonRpcId, error: FerryError): boolean {
+    if (!this.#pending.delete(idKey(id))) return false;
+    this.onmessage?.(intakeErrorResponse(id, error));
+    return true;
+  }
+
+  #track(message: JSONRPCMessage): void {
+    if ('method' in message) {
+      if ('id' in message && message.id !== undefined) this.#pending.set(idKey(message.id), message.id);
+      // A cancelled request may never be answered.
+      const cancelled = message.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+      if (typeof cancelled === 'string' || typeof cancelled === 'number')
+        this.#pending.delete(idKey(cancelled));
     }
   }
 
@@ -211,4 +303,8 @@ export class ProcessStdioTransport implements Transport {
     this.#resolveClosed();
     this.onclose?.();
   }
+}
+
+function idKey(id: JsonRpcId): string {
+  return `${typeof id}:${id}`;
 }

@@ -5,8 +5,11 @@
 //   2 prepareArguments    prepare-arguments.ts     E_FILE_NOT_FOUND, E_FILE_TYPE_REJECTED,
 //                                                  E_FILE_TOO_LARGE, E_INVALID_INPUT (before the call)
 //   3 callWithWatchdog    call-with-watchdog.ts    E_TIMEOUT (idle or hard cap), E_CANCELLED,
-//                                                  E_TOOL_ERROR (protocol/transport failure)
-//   4 collectOutputs      collect-outputs.ts       E_TOOL_ERROR (unreadable result); per file:
+//                                                  E_TOOL_UNAVAILABLE (the server exited or was
+//                                                  stopped), E_RESULT_TOO_LARGE (over
+//                                                  maxResultBytes), E_TOOL_ERROR (protocol failure,
+//                                                  a result nested too deep)
+//   4 collectOutputs      collect-outputs.ts       E_TOOL_ERROR (unreadable or too deep); per file:
 //                                                  E_INVALID_PATH, E_FILE_TOO_LARGE, E_INVALID_INPUT,
 //                                                  E_FILE_NOT_FOUND (rejected, the call goes on)
 //   5 storeOutputs        store-outputs.ts         per file: E_FILE_TOO_LARGE, E_QUOTA_EXCEEDED (rejected)

@@ -119,7 +119,10 @@ describe('connection pool: local servers over stdio', () => {
   it('restarts a server on the next get after it crashed', async () => {
     const { pool, log } = start();
     const first = await pool.get('fixture', 'alice');
-    await expect(call(first, 'crash')).rejects.toThrowError(/closed/i);
+    await expect(call(first, 'crash')).rejects.toMatchObject({
+      code: 'E_TOOL_UNAVAILABLE',
+      message: 'MCP server "fixture" exited with code 3 during the call',
+    });
     expect(await closedEvent(log, first.pid)).toMatchObject({ reason: 'exited', exitCode: 3 });
     await expect(call(first, 'pid')).rejects.toThrowError(/closed; get a new one/);
     const second = await pool.get('fixture', 'alice');
@@ -134,7 +137,11 @@ describe('connection pool: local servers over stdio', () => {
     expect(isGone(grandchild)).toBe(false);
     const pending = first.callTool({ name: 'wait_for_cancel', arguments: {} }, { signal: never() });
     await first.kill('timeout after 30 s');
-    await expect(pending).rejects.toThrowError(/closed/i);
+    // Another call on the same connection learns why it ended.
+    await expect(pending).rejects.toMatchObject({
+      code: 'E_TOOL_UNAVAILABLE',
+      message: 'MCP server "fixture" was stopped (timeout after 30 s) during the call',
+    });
     expect(isGone(first.pid as number)).toBe(true);
     await waitUntilGone(grandchild);
     expect(await closedEvent(log, first.pid)).toMatchObject({

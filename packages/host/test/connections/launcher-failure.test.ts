@@ -1,6 +1,13 @@
 import { FerryError } from '@ferry/contract';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { launcherFailure } from '../../src/connections/launcher-failure.js';
+import {
+  exitFailure,
+  intakeErrorResponse,
+  intakeFailure,
+  launcherFailure,
+  resultTooLargeError,
+} from '../../src/connections/launcher-failure.js';
 
 describe('launcherFailure', () => {
   it('turns the wrapper’s quota line into E_QUOTA_EXCEEDED with the sizes in bytes', () => {
@@ -26,5 +33,43 @@ describe('launcherFailure', () => {
     expect(launcherFailure('x [ferry/sandbox] E_QUOTA_EXCEEDED: inline\n', 's')).toBeUndefined();
     expect(launcherFailure('Segmentation fault\n', 's')).toBeUndefined();
     expect(launcherFailure(undefined, 's')).toBeUndefined();
+  });
+});
+
+describe('exitFailure', () => {
+  it('names the signal or the exit code; a shell status above 128 is read as a signal too', () => {
+    expect(exitFailure('s', { code: null, signal: 'SIGKILL' }).message).toBe(
+      'MCP server "s" exited (signal SIGKILL) during the call',
+    );
+    expect(exitFailure('s', { code: 3, signal: null }).message).toBe(
+      'MCP server "s" exited with code 3 during the call',
+    );
+    expect(exitFailure('s', { code: 137, signal: null }).message).toBe(
+      'MCP server "s" exited with code 137 (128 + SIGKILL) during the call',
+    );
+    const error = exitFailure('s', undefined);
+    expect(error.message).toBe('MCP server "s" closed its connection during the call');
+    expect(error.toEnvelope().meta_data).toMatchObject({ error_code: 'E_TOOL_UNAVAILABLE', retryable: true });
+  });
+});
+
+describe('intakeFailure', () => {
+  it('recognizes the error response made for a refused answer, as the SDK hands it back', () => {
+    const response = intakeErrorResponse(7, resultTooLargeError(1024, 5000));
+    const asRejected = new ProtocolError(response.error.code, response.error.message, response.error.data);
+    expect(intakeFailure(asRejected)).toMatchObject({
+      code: 'E_RESULT_TOO_LARGE',
+      details: { limit_bytes: 1024, result_bytes: 5000 },
+    });
+  });
+
+  it('does not believe a server that sends the same shape of error itself', () => {
+    const forged = new ProtocolError(-32000, 'too large', {
+      ferry_intake: 'guess',
+      code: 'E_RESULT_TOO_LARGE',
+      details: {},
+    });
+    expect(intakeFailure(forged)).toBeUndefined();
+    expect(intakeFailure(new Error('Connection closed'))).toBeUndefined();
   });
 });

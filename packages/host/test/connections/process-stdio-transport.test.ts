@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { LineTooLongError } from '../../src/connections/json-lines.js';
 import {
   ProcessStdioTransport,
   type ProcessStdioTransportOptions,
@@ -27,17 +26,28 @@ async function run(options: Partial<ProcessStdioTransportOptions> & { command: s
   const first = new Promise<JSONRPCMessage>((resolve) => {
     resolveFirst = resolve;
   });
+  const waiters: { count: number; resolve: () => void }[] = [];
   transport.onmessage = (message) => {
     messages.push(message);
     resolveFirst(message);
+    for (const waiter of waiters.filter((w) => messages.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
   };
+  /** Resolves once `count` messages have arrived. */
+  const received = (count: number) =>
+    new Promise<void>((resolve) => {
+      if (messages.length >= count) resolve();
+      else waiters.push({ count, resolve });
+    });
   transport.onerror = (error) => errors.push(error);
   transport.onclose = () => {
     closes += 1;
     resolveClosed();
   };
   await transport.start();
-  return { transport, messages, errors, first, closed, closes: () => closes };
+  return { transport, messages, errors, first, received, closed, closes: () => closes };
 }
 
 /** A shell that starts `sleep` in the background and reports its pid as a notification. */
@@ -54,6 +64,27 @@ function processGroupOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
+
+/**
+ * A node program that, once it has read `count` requests, writes `lines` to stdout, with `ID1`,
+ * `ID2`… replaced by the ids of those requests.
+ */
+function replier(count: number, lines: string[], options: Partial<ProcessStdioTransportOptions> = {}) {
+  const program = `
+    const [count, ...lines] = JSON.parse(process.argv[1]);
+    const ids = [];
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+      ids.push(JSON.parse(line).id);
+      if (ids.length !== count) return;
+      for (const out of lines) process.stdout.write(out.replace(/ID(\\d)/g, (_, n) => JSON.stringify(ids[n - 1])) + '\\n');
+    });`;
+  return run({
+    command: process.execPath,
+    args: ['-e', program, JSON.stringify([count, ...lines])],
+    ...options,
+  });
+}
+const NOTE = '{"jsonrpc":"2.0","method":"after"}';
 
 describe('ProcessStdioTransport', () => {
   it('starts the server as the leader of its own process group', async () => {
@@ -136,15 +167,79 @@ describe('ProcessStdioTransport', () => {
     await transport.close();
   });
 
-  it('stops a server whose message exceeds maxMessageBytes', async () => {
-    const { transport, errors, closed } = await run({
-      command: process.execPath,
-      args: ['-e', "process.stdout.write('x'.repeat(4096)); setInterval(() => {}, 1e6)"],
+  it('fails only the request whose answer is over maxMessageBytes (id last, as the SDK writes it)', async () => {
+    const big = `{"result":{"text":"${'x'.repeat(4096)}"},"jsonrpc":"2.0","id":ID1}`;
+    const { transport, messages, errors, received } = await replier(1, [big, NOTE], {
       maxMessageBytes: 1024,
     });
-    await closed;
-    expect(errors[0]).toBeInstanceOf(LineTooLongError);
-    expect(transport.exit?.signal).toBe('SIGKILL');
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' });
+    await received(2);
+    expect(messages[0]).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        message: "The tool's result is over the 1 KiB limit (maxResultBytes); Ferry did not read it",
+        data: { code: 'E_RESULT_TOO_LARGE', details: { limit_bytes: 1024 } },
+      },
+    });
+    // The stream stayed in step: the next line is read, and the server still runs.
+    expect(messages[1]).toEqual({ jsonrpc: '2.0', method: 'after' });
+    expect(errors).toEqual([]);
+    expect(transport.exit).toBeUndefined();
+    await transport.close();
+  });
+
+  it('with several requests waiting, finds the one a long answer is for by its id', async () => {
+    const big = `{"result":{"text":"${'x'.repeat(4096)}"},"jsonrpc":"2.0","id":ID2}`;
+    const small = '{"result":{"text":"fine"},"jsonrpc":"2.0","id":ID1}';
+    const { transport, messages, received } = await replier(2, [big, small], { maxMessageBytes: 1024 });
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' });
+    await received(2);
+    expect(messages[0]).toMatchObject({ id: 2, error: { data: { code: 'E_RESULT_TOO_LARGE' } } });
+    expect(messages[1]).toEqual({ jsonrpc: '2.0', id: 1, result: { text: 'fine' } });
+    await transport.close();
+  });
+
+  it('fails every waiting request when a long answer does not say which it is', async () => {
+    const big = `{"result":{"text":"${'x'.repeat(4096)}"},"no":"id"}`;
+    const { transport, messages, received } = await replier(2, [big], { maxMessageBytes: 1024 });
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' });
+    await received(2);
+    expect(messages.map((m) => (m as { id?: number }).id).sort()).toEqual([1, 2]);
+    expect(messages.every((m) => 'error' in m)).toBe(true);
+    await transport.close();
+  });
+
+  it('drops a long notification of the server and reports it, failing nothing', async () => {
+    const big = `{"method":"notifications/message","params":{"data":"${'x'.repeat(4096)}"},"jsonrpc":"2.0"}`;
+    const { transport, messages, errors, received } = await replier(1, [big, NOTE], {
+      maxMessageBytes: 1024,
+    });
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' });
+    await received(1);
+    expect(messages).toEqual([{ jsonrpc: '2.0', method: 'after' }]);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Dropped a \d+-byte message from the server, over the 1 KiB limit$/),
+    ]);
+    await transport.close();
+  });
+
+  it('drops a message nested too deep before parsing it, failing its request', async () => {
+    const deep = `{"result":{"structuredContent":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}},"jsonrpc":"2.0","id":ID1}`;
+    const { transport, messages, received } = await replier(1, [deep, NOTE]);
+    await transport.send({ jsonrpc: '2.0', id: 'r1', method: 'tools/call' });
+    await received(2);
+    expect(messages[0]).toMatchObject({
+      id: 'r1',
+      error: {
+        message: 'Unreadable tool result: the result is nested deeper than 64 levels, the most Ferry reads',
+        data: { code: 'E_TOOL_ERROR' },
+      },
+    });
+    expect(messages[1]).toEqual({ jsonrpc: '2.0', method: 'after' });
+    await transport.close();
   });
 
   it('rejects start() when the command does not exist, and refuses to send', async () => {

@@ -17,7 +17,11 @@ export interface TestHttpServer {
   close(): Promise<void>;
 }
 
-export async function startHttpMcpServer(createServerFor: () => McpServer): Promise<TestHttpServer> {
+export async function startHttpMcpServer(
+  createServerFor: () => McpServer,
+  /** Answer POSTs with a JSON body instead of an event stream. @default false */
+  options: { jsonResponse?: boolean } = {},
+): Promise<TestHttpServer> {
   const transports = new Map<string, NodeStreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
   const requests: IncomingHttpHeaders[] = [];
@@ -34,6 +38,7 @@ export async function startHttpMcpServer(createServerFor: () => McpServer): Prom
       }
       const created = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: options.jsonResponse ?? false,
         onsessioninitialized: (id) => {
           transports.set(id, created);
           sessions.add(id);
