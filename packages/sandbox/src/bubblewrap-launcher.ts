@@ -35,7 +35,7 @@ import {
 } from './launch-spec.js';
 import { type ProbeResult, runProbe, type SandboxProbe } from './probe-sandbox.js';
 import { findProgramPaths, ProgramNotFound, unreadableBy } from './program-paths.js';
-import { writeSandboxEtc } from './sandbox-etc.js';
+import { SANDBOX_STATE_DIR, writeSandboxEtc } from './sandbox-etc.js';
 import { checkRunAs, type RunAs, type SandboxIdentity } from './sandbox-identity.js';
 import { prlimitOptions, resolveLimits, type SandboxLimits } from './sandbox-limits.js';
 import { hostAddresses } from './sandbox-network.js';
@@ -146,7 +146,7 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
   const mode = options.mode ?? 'auto';
   const baseLimits = resolveLimits(options.limits);
   for (const layer of Object.values(options.serverLimits ?? {})) resolveLimits(options.limits, layer);
-  const stateDir = options.stateDir ?? join(options.workspacesRoot, '.ferry-sandbox');
+  const stateDir = options.stateDir ?? join(options.workspacesRoot, SANDBOX_STATE_DIR);
   const warn =
     options.onWarning ??
     ((w) => console.warn(`[ferry/sandbox] WARNING (${w.server}, ${w.user}): ${w.message}`));

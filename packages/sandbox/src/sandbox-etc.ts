@@ -6,6 +6,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SANDBOX_DNS } from './sandbox-network.js';
 
+/** The launcher's default stateDir, inside the workspaces root (not a valid username: never a workspace). */
+export const SANDBOX_STATE_DIR = '.ferry-sandbox';
+
 export interface SandboxEtcFiles {
   passwd: string;
   group: string;

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { lstat, readdir, realpath, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SANDBOX_STATE_DIR } from './sandbox-etc.js';
 import { assertUsername, realRoot } from './user-workspace.js';
 
 /** What cleanup needs of a workspace (the host's `Workspace` has both). */
@@ -50,7 +51,10 @@ export async function removeUserWorkspace(
   username: string,
   options: { workspacesRoot: string },
 ): Promise<boolean> {
-  const dir = join(await realRoot(options.workspacesRoot), assertUsername(username));
+  const root = await realRoot(options.workspacesRoot);
+  const dir = join(root, assertUsername(username));
+  // The generated /etc files of the user's sandboxes (the launcher's default stateDir).
+  await removeTree([join(root, SANDBOX_STATE_DIR, username)]);
   const stats = await lstat(dir).catch(() => undefined);
   if (!stats) return false;
   // A link in its place goes, its target stays.

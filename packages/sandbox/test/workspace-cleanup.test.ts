@@ -51,9 +51,13 @@ describe('clearSessionFiles', () => {
 });
 
 describe('removeUserWorkspace', () => {
-  it('removes the whole workspace, and only that user’s', async () => {
+  it('removes the whole workspace and its generated /etc files, and only that user’s', async () => {
+    await mkdir(join(root, '.ferry-sandbox', 'alice'), { recursive: true });
+    await mkdir(join(root, '.ferry-sandbox', 'bob'), { recursive: true });
+    await writeFile(join(root, '.ferry-sandbox', 'alice', 'passwd'), 'alice:x:999:995::/tmp/alice:/bin/sh\n');
     expect(await removeUserWorkspace('alice', { workspacesRoot: root })).toBe(true);
-    expect(await readdir(root)).toEqual(['bob']);
+    expect(await readdir(root)).toEqual(['.ferry-sandbox', 'bob']);
+    expect(await readdir(join(root, '.ferry-sandbox'))).toEqual(['bob']);
     expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('not the workspace’s');
     expect(await removeUserWorkspace('alice', { workspacesRoot: root })).toBe(false);
   });
