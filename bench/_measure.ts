@@ -1,7 +1,7 @@
 // Shared by the benchmarks: timing, RSS sampling and the median of repeated runs.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createCipheriv, createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -368,4 +368,27 @@ export function benchCommand(bench: string, envNames: readonly string[]): string
     .map((name) => `${name}=${process.env[name]} `)
     .join('');
   return `${env}node scripts/bench.mjs ${bench}`;
+}
+
+/** Every process below `root` (not `root` itself), from /proc: the sandbox's processes included. */
+export function descendantsOf(root: number): number[] {
+  const childrenOf = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Fields after the parenthesised command name: state, ppid, ...
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      childrenOf.set(ppid, [...(childrenOf.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Exited while scanning.
+    }
+  }
+  const out: number[] = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const next = childrenOf.get(queue.pop() as number) ?? [];
+    out.push(...next);
+    queue.push(...next);
+  }
+  return out;
 }

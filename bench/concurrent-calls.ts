@@ -13,7 +13,7 @@
 // BENCH_WARM=1 starts every server before the clock. Bounded by BENCH_TIMEOUT_S (default 600) for
 // the whole run and 120 s of silence per request. Prints one JSON document.
 import { createCipheriv, createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { type IncomingMessage, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parseStream } from '../apps/ferry/src/cli/sse-reader.js';
 import {
   benchCommand,
+  descendantsOf,
   type FerryProcess,
   latencySummary,
   MIB,
@@ -404,27 +405,7 @@ function watchServerProcesses(ferryPid: number) {
   let unattributed = 0;
   /** The newest CPU time seen of each server process (processes that exited keep their last). */
   const serverCpu = new Map<number, number>();
-  const descendants = (): number[] => {
-    const childrenOf = new Map<number, number[]>();
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        // Fields after the parenthesised command name: state, ppid, ...
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        childrenOf.set(ppid, [...(childrenOf.get(ppid) ?? []), Number(entry)]);
-      } catch {
-        // Exited while scanning.
-      }
-    }
-    const out: number[] = [];
-    for (let queue = [ferryPid]; queue.length > 0; ) {
-      const next = childrenOf.get(queue.pop() as number) ?? [];
-      out.push(...next);
-      queue.push(...next);
-    }
-    return out;
-  };
+  const descendants = (): number[] => descendantsOf(ferryPid);
   const scan = () => {
     let alive = 0;
     let rssSum = 0;

@@ -8,7 +8,6 @@
 //        unsandboxed run gets a fresh TMPDIR too, so both compile cold, as the sandbox always does
 // Target: sandboxed / unsandboxed <= 1.2 for both time and RSS (medians). Ferry as root here, so
 // the sandboxed tree is the one root-run Ferry starts.
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,34 +15,11 @@ import { createBubblewrapLauncher, type SandboxServer } from '@ferry/sandbox';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { build } from 'esbuild';
-import { median, procMemory, round } from './_measure.js';
+import { descendantsOf, median, procMemory, round } from './_measure.js';
 
 const ROUNDS = Number(process.env.FERRY_BENCH_ROUNDS ?? 10);
 const TARGET = 1.2;
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-
-/** Every process below `root` (the host sees the sandbox's processes too), root included. */
-function tree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift() as number;
-    found.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return found;
-}
 
 async function startAndList(
   server: SandboxServer,
@@ -59,7 +35,7 @@ async function startAndList(
   const { tools } = await client.listTools();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (tools.length === 0) throw new Error(`${server.name}: no tools`);
-  const pids = tree(transport.pid as number);
+  const pids = [transport.pid as number, ...descendantsOf(transport.pid as number)];
   const rss = pids.reduce((sum, pid) => sum + (procMemory(pid)?.rss ?? 0), 0);
   await client.close();
   return { ms, rss, processes: pids.length };

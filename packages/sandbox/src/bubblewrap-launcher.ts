@@ -21,9 +21,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { FerryError, isValidUsername } from '@ferry/contract';
 import {
   bwrapArguments,
+  identityPlan,
   SANDBOX_SCRATCH,
   SANDBOX_TOOL_ROOT,
-  type SandboxIdentityPlan,
   toolDirOf,
 } from './bwrap-arguments.js';
 import {
@@ -351,16 +351,6 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       await cgroup.sweep();
       cgroupDir = await cgroup.create(limits.processes);
     }
-    const identityPlan: SandboxIdentityPlan =
-      identity.kind === 'setpriv'
-        ? {
-            kind: 'setpriv',
-            uid: identity.uid,
-            gid: identity.gid,
-            setprivPath: result.setprivPath ?? 'setpriv',
-            ...(result.innerBwrap ? { innerBwrap: bwrapPath } : {}),
-          }
-        : { kind: 'userns', uid: identity.uid, gid: identity.gid };
     // RLIMIT_NPROC counts every process of the host uid, so it is shared by all sandboxes: with a
     // cgroup per sandbox it would only get in the way of the next user's.
     const rlimits = prlimitOptions(cgroupDir ? { ...limits, processes: null } : limits);
@@ -376,7 +366,10 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       masks,
       env,
       cwd: cwd ?? toolDir,
-      identity: identityPlan,
+      identity: identityPlan(identity, {
+        setprivPath: result.setprivPath,
+        innerBwrap: result.innerBwrap ? bwrapPath : undefined,
+      }),
       tmpBytes: limits.tmpBytes,
       prlimit: { path: found.limits.prlimit, options: rlimits },
       command: program.executable,

@@ -69,6 +69,22 @@ export interface BwrapPlan {
   args: readonly string[];
 }
 
+/** The plan's identity for a sandbox user (sandbox-identity.ts) and the helpers the probe found. */
+export function identityPlan(
+  identity: { kind: 'setpriv' | 'userns'; uid: number; gid: number },
+  helpers: { setprivPath?: string | undefined; innerBwrap?: string | undefined },
+): SandboxIdentityPlan {
+  const { uid, gid } = identity;
+  if (identity.kind === 'userns') return { kind: 'userns', uid, gid };
+  return {
+    kind: 'setpriv',
+    uid,
+    gid,
+    setprivPath: helpers.setprivPath ?? 'setpriv',
+    ...(helpers.innerBwrap ? { innerBwrap: helpers.innerBwrap } : {}),
+  };
+}
+
 /** Where every workspace appears inside the sandbox, as v2.1 §5 names it. */
 export const SANDBOX_TOOL_ROOT = '/tmp';
 /** The private scratch directory (TMPDIR): /tmp itself is read-only but for the workspace. */

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapArguments } from './bwrap-arguments.js';
+import { bwrapArguments, identityPlan } from './bwrap-arguments.js';
 import type { SandboxMode } from './launch-spec.js';
 import { openPidsCgroup, type PidsCgroup } from './pids-cgroup.js';
 import { findExecutable } from './program-paths.js';
@@ -245,16 +245,10 @@ async function tryLaunch(
       masks: { dirs: [], files: [] },
       env: { PATH: '/usr/bin:/bin' },
       cwd: '/tmp/probe',
-      identity:
-        identity.kind === 'setpriv'
-          ? {
-              kind: 'setpriv',
-              uid: identity.uid,
-              gid: identity.gid,
-              setprivPath: parts.setprivPath ?? 'setpriv',
-              ...(parts.inner ? { innerBwrap: bwrapPath } : {}),
-            }
-          : { kind: 'userns', uid: identity.uid, gid: identity.gid },
+      identity: identityPlan(identity, {
+        setprivPath: parts.setprivPath,
+        innerBwrap: parts.inner ? bwrapPath : undefined,
+      }),
       tmpBytes: 1024 * 1024,
       prlimit: { path: parts.prlimit, options: [] },
       command: '/bin/sh',

@@ -4,7 +4,7 @@
 // that same checkout, so its program tree is bound, and user B's tool tries to read user A's
 // blobs, workspace and Ferry's config through it. Then the rest of the host, as root: /root,
 // /home, /var, /srv…, a root-owned 0600 file, and, with network: true, every listener of the host.
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';

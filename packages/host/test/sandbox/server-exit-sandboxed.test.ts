@@ -4,11 +4,15 @@
 // gets a fresh sandbox. The quota stop, which arrives the same way, keeps its own code
 // (sandbox-modes.test.ts).
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCallResponse } from '../../src/pipeline/call-tool.js';
-import { REPO_ROOT } from '../support/servers.js';
-import { openSandboxedHost, processesWith, type SandboxedHost } from './support/sandboxed-host.js';
+import {
+  openSandboxedHost,
+  processesWith,
+  type SandboxedHost,
+  sandboxedExample,
+} from './support/sandboxed-host.js';
 
 /** Host pids of the flood server's node processes: those whose program is node itself. */
 function toolProcesses(): number[] {
@@ -18,14 +22,7 @@ function toolProcesses(): number[] {
   });
 }
 
-const FLOOD = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/flood.ts')],
-  cwd: REPO_ROOT,
-  sandbox: 'required' as const,
-  timeouts: { timeoutSeconds: 20, hardCapSeconds: 60 },
-};
+const FLOOD = sandboxedExample('flood.ts');
 
 let env: SandboxedHost;
 beforeAll(async () => {

@@ -18,14 +18,19 @@ import { createHost, type Host } from '../../../src/host.js';
 import type { ToolCallResponse } from '../../../src/pipeline/call-tool.js';
 import { REPO_ROOT } from '../../support/servers.js';
 
-export const ATTACK_SERVER = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/attack.ts')],
-  cwd: REPO_ROOT,
-  sandbox: 'required' as const,
-  timeouts: { timeoutSeconds: 20, hardCapSeconds: 60 },
-};
+/** An example server of examples/servers/src, as the app runs it, sandbox required. */
+export function sandboxedExample(file: string) {
+  return {
+    transport: 'stdio' as const,
+    command: process.execPath,
+    args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src', file)],
+    cwd: REPO_ROOT,
+    sandbox: 'required' as const,
+    timeouts: { timeoutSeconds: 20, hardCapSeconds: 60 },
+  };
+}
+
+export const ATTACK_SERVER = sandboxedExample('attack.ts');
 
 /** Limits small enough to hit in a test, large enough for Node, tsx and esbuild to start. */
 export const TEST_LIMITS = {
