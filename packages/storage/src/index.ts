@@ -13,6 +13,8 @@ export type {
   ListOptions,
   ListResult,
   ListSort,
+  Reservation,
+  ReserveRequest,
   Usage,
   UserRecord,
 } from './catalog/types.js';

@@ -3,6 +3,7 @@ import type { CatalogDeps } from './catalog-deps.js';
 import { fileWrites } from './file-writes.js';
 import { listFiles } from './list-files.js';
 import { migrateCatalog } from './migrations.js';
+import { quotaReservations } from './reservations.js';
 import { toFileRecord, toNumber } from './rows.js';
 import { sweeperQueries } from './sweeper-queries.js';
 import type { CatalogTables } from './tables.js';
@@ -40,6 +41,7 @@ export function createKyselyCatalog(
     migrate: () => migrateCatalog(db as Kysely<unknown>, traits),
     ...userMethods(deps),
     ...fileWrites(deps, get),
+    ...quotaReservations(deps),
     get,
 
     async latestByName(owner, name) {
@@ -81,6 +83,11 @@ export function createKyselyCatalog(
 
     async deleteUser(owner) {
       return db.transaction().execute(async (trx) => {
+        // The users row first, as a reservation locks it (reservations.ts): taking it after the
+        // file rows could deadlock with an upload of this user reserving space meanwhile.
+        if (traits.rowLocks) {
+          await trx.selectFrom('users').select('id').where('id', '=', owner).forUpdate().execute();
+        }
         const rows = await trx.deleteFrom('files').where('owner', '=', owner).returning('blob_key').execute();
         await trx.deleteFrom('users').where('id', '=', owner).execute();
         return rows.map((r) => r.blob_key);

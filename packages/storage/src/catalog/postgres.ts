@@ -27,6 +27,7 @@ function postgresCatalogTraits(schema: string): CatalogTraits {
     nativeBooleans: true,
     nativeTimestamps: true,
     binaryCollation: '"C"',
+    rowLocks: true,
     schema,
     isUniqueViolation: (error: unknown) => errorCode(error) === '23505',
     isForeignKeyViolation: (error: unknown) => errorCode(error) === '23503',

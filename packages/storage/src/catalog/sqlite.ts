@@ -21,6 +21,7 @@ export const sqliteCatalogTraits: CatalogTraits = Object.freeze({
   nativeBooleans: false,
   nativeTimestamps: false,
   binaryCollation: 'binary',
+  rowLocks: false,
   isUniqueViolation: (error: unknown) =>
     errorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   isForeignKeyViolation: (error: unknown) => errorCode(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY',

@@ -16,7 +16,10 @@ export function sweeperQueries({ db, traits }: CatalogDeps): SweeperQueries {
         .selectFrom('files')
         .select(({ fn }) => [
           fn.countAll().as('count'),
-          fn.coalesce(fn.sum('size'), sql.lit(0)).as('bytes'),
+          // A pending row's size is a reservation, not stored bytes.
+          fn
+            .coalesce(fn.sum(sql<number>`case when status = 'ready' then size else 0 end`), sql.lit(0))
+            .as('bytes'),
           fn.sum(sql<number>`case when status = 'pending' then 1 else 0 end`).as('pending'),
         ])
         .executeTakeFirst();

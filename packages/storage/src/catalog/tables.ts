@@ -18,6 +18,7 @@ export interface FilesTable {
   name: string;
   /** null while pending. */
   version: number | null;
+  /** Bytes; while pending, the bytes its upload has reserved against the owner's quota (0 without one). */
   size: Int64;
   mime: string;
   /** '' while pending. */

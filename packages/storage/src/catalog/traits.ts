@@ -15,6 +15,12 @@ export interface CatalogTraits {
    * database's locale: SQLite's `binary`, PostgreSQL's `"C"`.
    */
   readonly binaryCollation: string;
+  /**
+   * `SELECT … FOR NO KEY UPDATE` exists and writers run side by side (PostgreSQL), so a check and
+   * the write it guards must lock a row first. SQLite has no row locks and needs none: it runs
+   * one writer at a time, and a single statement takes the write lock before it reads.
+   */
+  readonly rowLocks: boolean;
   /** Schema holding the tables and kysely's migration tables; undefined where schemas do not exist. */
   readonly schema?: string;
   isUniqueViolation(error: unknown): boolean;

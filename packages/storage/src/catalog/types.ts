@@ -33,12 +33,16 @@ export interface FileRecord {
   blobKey: string;
 }
 
-/** A row whose bytes are still being written; invisible to every owner-facing query. */
+/**
+ * A row whose bytes are still being written; invisible to every owner-facing query. Under a quota
+ * it holds the bytes its upload has reserved (see {@link Catalog.reserve}).
+ */
 export interface PendingFile {
   id: string;
   owner: string;
   name: string;
   blobKey: string;
+  /** When the row was inserted or, later, when its upload last reserved space: its last sign of life. */
   createdAt: Date;
 }
 
@@ -94,6 +98,31 @@ export interface ListResult {
   total: number;
 }
 
+/** What {@link Catalog.reserve} asks for. */
+export interface ReserveRequest {
+  /** The pending row's whole reservation: the bytes its upload has received so far. */
+  bytes: number;
+  /** The owner's quota in bytes. */
+  quotaBytes: number;
+}
+
+export type Reservation =
+  | { ok: true }
+  /** The bytes do not fit; the row keeps what it had. */
+  | {
+      ok: false;
+      /** The owner's stored (ready) files. */
+      storedBytes: number;
+      /** What the owner's other uploads in progress hold. */
+      reservedByOthers: number;
+      /**
+       * The part of reservedByOthers held by uploads that come before this one (smaller id): an
+       * order every instance agrees on, by which refused uploads decide who waits and who gives
+       * up (store/quota-stream.ts).
+       */
+      reservedBefore: number;
+    };
+
 export interface Usage {
   bytes: number;
   count: number;
@@ -139,7 +168,18 @@ export interface Catalog {
   ): Promise<void>;
 
   insertPending(row: NewPendingFile): Promise<PendingFile>;
-  /** Gives the pending row the next version of its name and makes it visible. */
+  /**
+   * Sets the pending row's quota reservation to `bytes` if they fit, or refuses: what fits is the
+   * quota minus every other row of the owner (stored files, and other uploads' reservations).
+   * Check and grant are one atomic step per owner, so concurrent uploads, on any connection or
+   * instance, never reserve more than the quota together. Also stamps the row's `createdAt` (see
+   * {@link stalePending}). A row that is not this owner's pending row is E_FILE_NOT_FOUND.
+   */
+  reserve(owner: string, id: string, request: ReserveRequest): Promise<Reservation>;
+  /**
+   * Gives the pending row the next version of its name and makes it visible. Its size replaces
+   * whatever it had reserved.
+   */
   finalize(owner: string, id: string, fields: FinalizeFields): Promise<FileRecord>;
 
   get(owner: string, id: string): Promise<FileRecord | undefined>;
@@ -159,7 +199,9 @@ export interface Catalog {
    */
   deleteUser(owner: string): Promise<string[]>;
 
+  /** Stored (ready) files only; reservations of uploads in progress are not usage. */
   usage(owner: string): Promise<Usage>;
+  /** `bytes` counts stored files only, as usage does. */
   stats(): Promise<CatalogStats>;
 
   /** Ready rows whose `expiresAt` is before `now`, oldest expiry first. */
@@ -171,7 +213,10 @@ export interface Catalog {
    * a restarted Ferry (which remembers no session) must end once they have been idle long enough.
    */
   idleSessions(lastFileBefore: Date, limit?: number): Promise<string[]>;
-  /** Pending rows created before `olderThan`: uploads a crash interrupted. */
+  /**
+   * Pending rows inserted, or last given a reservation, before `olderThan`: uploads a crash
+   * interrupted. Deleting them gives their reservations back.
+   */
   stalePending(olderThan: Date, limit?: number): Promise<PendingFile[]>;
 
   close(): Promise<void>;

@@ -3,10 +3,11 @@
 // driver sees opaque keys and streams and the catalog sees rows. Every method takes the owner and
 // the catalog filters every query on it.
 //
-// put: normalize name → check owner and limits → pending row → stream through InspectStream into
-// the blob driver (hash, size limit, head, table counter) → sniff MIME → info → finalize (next
-// version). Any failure removes the blob and the pending row, so nothing half-written is visible.
-import type { Readable } from 'node:stream';
+// put: normalize name → check owner and limits → pending row → stream through InspectStream (hash,
+// size limit, head, table counter) and, under a quota, QuotaStream (reserve as bytes arrive) into
+// the blob driver → sniff MIME → info → finalize (next version). Any failure removes the blob and
+// the pending row, so nothing half-written is visible and the space it had reserved is free again.
+import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FerryError, isValidUsername, normalizeFilename, OCTET_STREAM } from '@ferry/contract';
 import type { BlobDriver, ByteRange } from '../blob/driver.js';
@@ -25,6 +26,7 @@ import type { TokenSigner, TokenVerification } from '../tokens/token-signer.js';
 import { readBlobRange, resolveRange } from './byte-range.js';
 import { createInfoCollector } from './info-collector.js';
 import { InspectStream } from './inspect-stream.js';
+import { createQuotaStream } from './quota-stream.js';
 import { sniffMime } from './sniff-mime.js';
 
 export interface FileStoreOptions {
@@ -154,7 +156,6 @@ export function createFileStore(options: FileStoreOptions): FileStore {
   const put = async (owner: string, rawName: string, body: Readable, opts: PutOptions = {}) => {
     const name = checkedName(rawName);
     const flags = await flagsOf(owner);
-    const limit = await limitFor(owner, flags);
     const source = opts.source ?? 'uploaded';
     const expiresAt =
       opts.expiresAt !== undefined
@@ -175,8 +176,15 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     });
     try {
       const collector = createInfoCollector(opts.mime, name);
-      const inspector = new InspectStream(limit.bytes, limit.error, collector.observer);
-      await streamInto(blobs, pending.blobKey, body, inspector, opts.signal);
+      const maxFileBytes = flags.max_file_size_bytes;
+      const inspector = new InspectStream(maxFileBytes, tooLarge(maxFileBytes), collector.observer);
+      const quotaBytes = flags.user_quota_bytes;
+      // Every version counts toward the quota, as every stored row does.
+      const quota =
+        quotaBytes === null
+          ? undefined
+          : createQuotaStream({ catalog, owner, pendingId: pending.id, quotaBytes, signal: opts.signal });
+      await streamInto(blobs, pending.blobKey, body, inspector, quota, opts.signal);
       const { size, sha256, head } = inspector.result();
       const mime = await sniffMime(head, opts.mime, name);
       const info = await collector.info({
@@ -198,26 +206,6 @@ export function createFileStore(options: FileStoreOptions): FileStore {
       await catalog.delete(owner, pending.id).catch(() => undefined);
       throw error;
     }
-  };
-
-  const limitFor = async (owner: string, flags: Readonly<EffectiveFlags>) => {
-    const max = flags.max_file_size_bytes;
-    const quota = flags.user_quota_bytes;
-    const used = quota === null ? 0 : (await catalog.usage(owner)).bytes;
-    const left = quota === null ? Number.POSITIVE_INFINITY : Math.max(0, quota - used);
-    return {
-      bytes: Math.min(max, left),
-      error: (size: number): Error =>
-        size > max
-          ? new FerryError('E_FILE_TOO_LARGE', `File exceeds the limit of ${max} bytes`, {
-              file_size_bytes: size,
-              current_limit_bytes: max,
-            })
-          : new FerryError('E_QUOTA_EXCEEDED', `Storage quota of ${quota} bytes exceeded (${used} used)`, {
-              quota_bytes: quota,
-              used_bytes: used,
-            }),
-    };
   };
 
   return {
@@ -303,6 +291,14 @@ export function createFileStore(options: FileStoreOptions): FileStore {
   };
 }
 
+function tooLarge(max: number): (size: number) => Error {
+  return (size) =>
+    new FerryError('E_FILE_TOO_LARGE', `File exceeds the limit of ${max} bytes`, {
+      file_size_bytes: size,
+      current_limit_bytes: max,
+    });
+}
+
 /**
  * Every incoming name goes through the contract's normalizer. A name with nothing usable in it
  * (`../..`, `///`, `...`) is refused rather than silently stored as `file`.
@@ -325,26 +321,29 @@ function checkedName(raw: unknown): string {
 }
 
 /**
- * Pipes `body` through the inspector into the driver. Whichever side fails first, both are torn
- * down; the error that explains the failure (a FerryError such as E_FILE_TOO_LARGE) is the one
- * reported.
+ * Pipes `body` through the inspector (and the quota stage, if any) into the driver. Whichever side
+ * fails first, all are torn down; the error that explains the failure (a FerryError such as
+ * E_FILE_TOO_LARGE or E_QUOTA_EXCEEDED) is the one reported.
  */
 async function streamInto(
   blobs: BlobDriver,
   key: string,
   body: Readable,
   inspector: InspectStream,
+  quota: Transform | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const piping = pipeline(body, inspector, signal ? { signal } : {}).then(
+  const stages = quota ? [inspector, quota] : [inspector];
+  const last = quota ?? inspector;
+  const piping = pipeline([body, ...stages], signal ? { signal } : {}).then(
     () => undefined,
     (error: unknown) => error,
   );
   let stored: { size: number };
   try {
-    stored = await blobs.put(key, inspector, signal ? { signal } : {});
+    stored = await blobs.put(key, last, signal ? { signal } : {});
   } catch (error) {
-    inspector.destroy();
+    for (const stage of stages) stage.destroy();
     body.destroy();
     const pipeError = await piping;
     throw pipeError instanceof FerryError

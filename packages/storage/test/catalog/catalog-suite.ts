@@ -4,6 +4,7 @@ import type { Catalog } from '../../src/catalog/types.js';
 import { addFile, type CatalogContext, expectFerryError, newUser, sha } from './catalog-fixtures.js';
 import { listingTests } from './catalog-suite-listing.js';
 import { crossOwnerTests } from './catalog-suite-owners.js';
+import { quotaTests } from './catalog-suite-quota.js';
 import { sweeperTests } from './catalog-suite-sweeper.js';
 
 /**
@@ -49,6 +50,7 @@ export function describeCatalog(
     listingTests(ctx);
     sweeperTests(ctx);
     crossOwnerTests(ctx);
+    quotaTests(ctx);
     additionalTests?.(ctx);
   });
 }

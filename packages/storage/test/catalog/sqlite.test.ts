@@ -7,11 +7,12 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteCatalog } from '../../src/catalog/sqlite.js';
-import type { PendingFile } from '../../src/catalog/types.js';
+import type { Catalog, PendingFile } from '../../src/catalog/types.js';
 import { describeCatalog } from './catalog-suite.js';
 import { dialectEnabled } from './dialects.js';
 
-const WORKER = join(import.meta.dirname, 'sqlite-finalize-worker.ts');
+const FINALIZE_WORKER = join(import.meta.dirname, 'sqlite-finalize-worker.ts');
+const RESERVE_WORKER = join(import.meta.dirname, 'sqlite-reserve-worker.ts');
 const TSX = join(import.meta.dirname, '../../../../node_modules/.bin/tsx');
 
 describe.skipIf(!dialectEnabled('sqlite'))('sqlite (FERRY_TEST_DIALECTS)', () => {
@@ -40,34 +41,55 @@ describe.skipIf(!dialectEnabled('sqlite'))('sqlite (FERRY_TEST_DIALECTS)', () =>
     },
   );
 
+  /** Runs `worker` in 4 processes at once, each on a quarter of `ids`; returns their answers. */
+  async function inFourProcesses(worker: string, owner: string, ids: string[]): Promise<unknown[]> {
+    const workers = [0, 1, 2, 3].map((w) => {
+      const mine = ids.filter((_, i) => i % 4 === w);
+      const child = spawn(TSX, ['--conditions=ferry-source', worker, filename, owner, mine.join(',')], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      // Listen for the exit now: a worker may be gone before we get to it.
+      return { child, lines, exited: once(child, 'exit') };
+    });
+    for (const { lines } of workers) expect((await lines.next()).value).toBe('ready');
+    for (const { child } of workers) child.stdin.write('go\n');
+    const answers: unknown[] = [];
+    for (const { lines, exited } of workers) {
+      answers.push(JSON.parse((await lines.next()).value as string));
+      expect((await exited)[0]).toBe(0);
+    }
+    return answers;
+  }
+
+  const pendingRows = async (catalog: Catalog, owner: string, name: string) => {
+    const pending: PendingFile[] = [];
+    for (let i = 0; i < 20; i++) {
+      pending.push(await catalog.insertPending({ owner, name, mime: 'text/plain', source: 'generated' }));
+    }
+    return pending.map((p) => p.id);
+  };
+
   it('finalizes 20 pending rows from 4 processes at once into versions 1..20', async () => {
     const catalog = await createSqliteCatalog({ filename });
     try {
       const owner = await catalog.ensureUser('multi-process');
-      const pending: PendingFile[] = [];
-      for (let i = 0; i < 20; i++) {
-        pending.push(
-          await catalog.insertPending({ owner, name: 'shared.txt', mime: 'text/plain', source: 'generated' }),
-        );
-      }
-      const workers = [0, 1, 2, 3].map((w) => {
-        const ids = pending.filter((_, i) => i % 4 === w).map((p) => p.id);
-        const child = spawn(TSX, ['--conditions=ferry-source', WORKER, filename, owner, ids.join(',')], {
-          stdio: ['pipe', 'pipe', 'inherit'],
-        });
-        const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-        // Listen for the exit now: a worker may be gone before we get to it.
-        return { child, lines, exited: once(child, 'exit') };
-      });
-      for (const { lines } of workers) expect((await lines.next()).value).toBe('ready');
-      for (const { child } of workers) child.stdin.write('go\n');
-      const versions: number[] = [];
-      for (const { lines, exited } of workers) {
-        versions.push(...(JSON.parse((await lines.next()).value as string) as number[]));
-        expect((await exited)[0]).toBe(0);
-      }
+      const ids = await pendingRows(catalog, owner, 'shared.txt');
+      const versions = (await inFourProcesses(FINALIZE_WORKER, owner, ids)).flat() as number[];
       expect(versions.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       expect((await catalog.versions(owner, 'shared.txt')).map((f) => f.version)).toHaveLength(20);
+    } finally {
+      await catalog.close();
+    }
+  });
+
+  it('grants 5 of 20 concurrent 4 MiB reservations from 4 processes under a 20 MiB quota', async () => {
+    const catalog = await createSqliteCatalog({ filename });
+    try {
+      const owner = await catalog.ensureUser('multi-process-quota');
+      const ids = await pendingRows(catalog, owner, 'upload.bin');
+      const granted = (await inFourProcesses(RESERVE_WORKER, owner, ids)) as number[];
+      expect(granted.reduce((sum, n) => sum + n, 0)).toBe(5);
     } finally {
       await catalog.close();
     }

@@ -2,6 +2,7 @@
 // backends: a local directory, s3rver on loopback, SQLite, and the machine's PostgreSQL.
 import { describeFileStore } from './file-store-suite.js';
 import { describeFileStoreOwners } from './file-store-suite-owners.js';
+import { describeFileStoreQuota } from './file-store-suite-quota.js';
 import { COMBINATIONS, createHarness } from './harness.js';
 
 for (const [blob, catalog] of COMBINATIONS) {
@@ -10,4 +11,6 @@ for (const [blob, catalog] of COMBINATIONS) {
   const make = () => createHarness(blob, catalog, { config: { max_file_size_mb: 1 } });
   describeFileStore(label, make);
   describeFileStoreOwners(label, make);
+  // 4 MiB files against a 20 MiB quota: only the quota may refuse them.
+  describeFileStoreQuota(label, () => createHarness(blob, catalog, { config: { max_file_size_mb: 8 } }));
 }
