@@ -24,7 +24,7 @@ describe('the defensive scrub of tool results', () => {
     });
     expect(out).toBe(
       [
-        'img [data URI omitted]',
+        `img data:image/png;base64,[${(B64.length * 3) / 4} bytes]`,
         `raw [base64, ${B64.length} characters omitted]`,
         'get [link omitted]',
         'see [link omitted]',
@@ -43,6 +43,46 @@ describe('the defensive scrub of tool results', () => {
     });
   });
 
+  it("summarizes data URIs as the host does, and leaves the host's summaries as they are", () => {
+    const summary = 'data:image/png;base64,[234 bytes]';
+    expect(scrubText(`a ${summary} b`)).toBe(`a ${summary} b`);
+    expect(scrubText('<img src="data:text/plain;charset=utf-8;base64,aGk=">')).toBe(
+      '<img src="data:text/plain;base64,[2 bytes]">',
+    );
+    expect(scrubText('DATA:Image/PNG;BASE64,aGk= x')).toBe('data:image/png;base64,[2 bytes] x');
+  });
+
+  it('omits links the way the single regular expressions did', () => {
+    const cases: [string, string][] = [
+      ['xhttp://a?token=1', 'xhttp://a?token=[redacted]'],
+      ['see (https://a/x?sig=1) and "http://b/api/files/2"', 'see ([link omitted] and "[link omitted]"'],
+      ['HTTPS://A/?TOKEN=1 next', '[link omitted] next'],
+      ['http://a/b?q=1http://c?token=2', '[link omitted]'],
+      ['a-http://x/api/files/1', 'a-[link omitted]'],
+      ['http://?token=', '[link omitted]'],
+      ['http://token=1?x', 'http://token=1?x'],
+      ['https://x/?signature=abc&x-amz-signature=def', '[link omitted]'],
+      ['http:///api/files/', '[link omitted]'],
+      ['http://a/ ?token=1', 'http://a/ ?token=[redacted]'],
+    ];
+    for (const [text, scrubbed] of cases) expect(scrubText(text), text).toBe(scrubbed);
+  });
+
+  it('agrees with the regular expressions it replaced on short text (data URIs aside)', () => {
+    const options = {
+      username: 'alice',
+      hostPaths: ['/srv/ferry/data/', '/srv/ferry', '/'],
+      secrets: ['sk-live-1'],
+    };
+    const random = seeded(2356);
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      const count = 1 + Math.floor(random() * 12);
+      for (let i = 0; i < count; i++) text += PIECES[Math.floor(random() * PIECES.length)];
+      expect(scrubText(text, options), JSON.stringify(text)).toBe(previousScrubText(text, options));
+    }
+  });
+
   it('cuts long text with a note and keeps the total within the limit', () => {
     const long = 'x'.repeat(10_000);
     const cut = fitText(long, 1000);
@@ -53,3 +93,97 @@ describe('the defensive scrub of tool results', () => {
     expect(fitText('short', 1000)).toBe('short');
   });
 });
+
+const PIECES = [
+  'http://',
+  'https://',
+  'HTTP://',
+  'hTTps://',
+  'x',
+  '-',
+  '_',
+  ' ',
+  '"',
+  '<',
+  '>',
+  "'",
+  '\t',
+  '\u00a0',
+  '\u2028',
+  'é',
+  '?',
+  '&',
+  '#',
+  '(',
+  ')',
+  'token=',
+  'TOKEN=',
+  'sig=',
+  'signature=',
+  'x-amz-signature=',
+  '/api/files/',
+  '/API/Files/',
+  '/',
+  '=',
+  '==',
+  'abc',
+  'Bearer ',
+  'Bearer \t ',
+  'Bearer',
+  'abcdefgh',
+  'a.b~c+d/e-f',
+  '/tmp/alice',
+  '/tmp/alic',
+  '/srv/ferry/data',
+  '/srv/ferry',
+  'sk-live-1',
+  'Ab1'.repeat(70),
+  'ACGT'.repeat(60),
+];
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The scrub as it was before it became linear (without its data URI step), kept here only as an
+ * oracle: on short text its regular expressions finish, and the scans must agree with them.
+ */
+function previousScrubText(
+  text: string,
+  options: { hostPaths: readonly string[]; username: string; secrets: readonly string[] },
+): string {
+  const escapeRegExp = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const last = (path: string) =>
+    path
+      .split('/')
+      .filter((part) => part !== '')
+      .pop() ?? '';
+  let out = text;
+  for (const secret of options.secrets) out = out.split(secret).join('[redacted]');
+  out = out
+    .replace(
+      /\bhttps?:\/\/[^\s"'<>]*[?&](?:token|signature|sig|x-amz-signature)=[^\s"'<>]*/gi,
+      '[link omitted]',
+    )
+    .replace(/\bhttps?:\/\/[^\s"'<>]*\/api\/files\/[^\s"'<>]*/gi, '[link omitted]')
+    .replace(/([?&](?:token|signature|sig)=)[^&#\s"'<>]+/gi, '$1[redacted]')
+    .replace(/\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/g, 'Bearer [redacted]')
+    .replace(/[A-Za-z0-9+/]{200,}={0,2}/g, (run) =>
+      /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run)
+        ? `[base64, ${run.length} characters omitted]`
+        : run,
+    );
+  const dirs = options.hostPaths.filter((dir) => dir.length > 1).sort((a, b) => b.length - a.length);
+  for (const dir of dirs) {
+    out = out.replace(new RegExp(`${escapeRegExp(dir.replace(/\/+$/, ''))}(?:/[^\\s"'<>]*)?`, 'g'), last);
+  }
+  return out.replace(new RegExp(`/tmp/${escapeRegExp(options.username)}(?:/[^\\s"'<>]*)?`, 'g'), last);
+}

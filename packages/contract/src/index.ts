@@ -109,6 +109,7 @@ export {
   MAX_RESULT_DEPTH,
   tooDeepReason,
 } from './result-limits.js';
+export { type Base64RunOptions, replaceBase64Runs, replaceDataUris } from './scan-encoded.js';
 export {
   type Artifact,
   ArtifactSchema,
