@@ -1,7 +1,7 @@
 // startServer: config → storage → host → app → listen, the startup summary, and closing.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readlink, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
@@ -188,6 +188,46 @@ describe('the sandbox as startServer wires it', () => {
     } finally {
       await server.close();
       await rm('/tmp/dev', { force: true });
+    }
+  });
+
+  it('a tool with network: true cannot reach Ferry’s own API (the forged X-Forwarded-User of the attack run), nor PostgreSQL or Redis', async () => {
+    const cwd = join(base, 'networked');
+    await mkdir(cwd);
+    const path = join(cwd, 'ferry.config.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        // Listening on every address, so the host's own address leads to it too.
+        server: { host: '0.0.0.0' },
+        auth: { mode: 'proxy', proxySecret: 'a-proxy-secret-for-this-test' },
+        servers: { attack: { ...ATTACK, network: true } },
+      }),
+    );
+    const server = await startServer({ cwd, env: {}, configPath: path, port: 0, onServerStderr: () => {} });
+    try {
+      const port = Number(new URL(server.url).port);
+      // The host reaches Ferry there itself.
+      const asProxy = { 'x-forwarded-user': 'dev', 'x-ferry-proxy-secret': 'a-proxy-secret-for-this-test' };
+      expect((await http(`http://127.0.0.1:${port}`, '/api/status', { headers: asProxy })).status).toBe(200);
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+      expect(external).toBeDefined();
+      for (const [host, target] of [
+        ['127.0.0.1', port],
+        [external as string, port],
+        ['10.113.0.2', port],
+        ['127.0.0.1', 5432],
+        ['127.0.0.1', 6379],
+        [external as string, 5432],
+        [external as string, 6379],
+      ] as const) {
+        const tried = await call(server, 'net_connect', { host, port: target });
+        expect(tried.forModel.results, `${host}:${target}`).toMatchObject({ ok: false });
+      }
+    } finally {
+      await server.close();
     }
   });
 
