@@ -5,7 +5,7 @@
 // replaced by a directory first. The layout is the host's (`createWorkspaces`): same root, same
 // realpath, same modes, so both sides name the same directory.
 import { spawn } from 'node:child_process';
-import { chmod, chown, lstat, mkdir, realpath, rm } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FerryError, isValidUsername } from '@ferry/contract';
 
@@ -84,10 +84,46 @@ async function ensureRealDir(dir: string, owner?: WorkspaceOwner, mode = 0o700):
 
 /**
  * Bytes the directory takes on disk (allocated blocks, as a disk quota counts them; a sparse file
- * counts what it really uses, hard links once), by `du -skx`: it does not follow symbolic links
- * nor cross into other file systems. Files vanishing during the walk are ignored.
+ * counts what it really uses, hard links once), without following symbolic links or crossing into
+ * other file systems, as `du -skx` counts. Walked here for the usual small workspace (spawning du
+ * costs more than a server start is allowed to); a tree of more than WALK_LIMIT entries is handed
+ * to du itself. Files vanishing during the walk are ignored.
  */
-export function diskUsageBytes(dir: string): Promise<number> {
+export async function diskUsageBytes(dir: string): Promise<number> {
+  const walked = await walkUsage(dir);
+  return walked ?? duUsageBytes(dir);
+}
+
+const WALK_LIMIT = 2000;
+
+async function walkUsage(dir: string): Promise<number | undefined> {
+  const root = await lstat(dir, { bigint: true });
+  const linked = new Set<bigint>();
+  let blocks = root.blocks;
+  let entries = 0;
+  const pending = root.isDirectory() ? [dir] : [];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    const names = await readdir(current).catch(() => [] as string[]);
+    entries += names.length;
+    if (entries > WALK_LIMIT) return undefined;
+    for (const name of names) {
+      const path = join(current, name);
+      const stats = await lstat(path, { bigint: true }).catch(() => undefined);
+      if (stats === undefined || stats.dev !== root.dev) continue;
+      if (stats.nlink > 1n && !stats.isDirectory()) {
+        if (linked.has(stats.ino)) continue;
+        linked.add(stats.ino);
+      }
+      blocks += stats.blocks;
+      if (stats.isDirectory()) pending.push(path);
+    }
+  }
+  // du -k: 512-byte blocks, in KiB rounded up.
+  return Number((blocks * 512n + 1023n) / 1024n) * 1024;
+}
+
+function duUsageBytes(dir: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const du = spawn('du', ['-skx', '--', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
