@@ -27,12 +27,26 @@ describe('startServer', () => {
       expect(summary).toContain('auth     local (single user "dev")');
       expect(summary).toContain('servers  (none)');
       expect((await http(server.url, '/api/me')).json()).toMatchObject({ username: 'dev' });
-      expect((await http(server.url, '/api/status')).json()).toMatchObject({
+      const status = (await http(server.url, '/api/status')).json<{
+        sandbox: { runsAs?: { uid: number }; sees?: { root: string[]; uid: number } };
+      }>();
+      expect(status).toMatchObject({
         username: 'dev',
-        sandbox: { mode: 'auto', effectiveMode: 'sandboxed', available: true },
+        sandbox: {
+          mode: 'auto',
+          effectiveMode: 'sandboxed',
+          available: true,
+          network: { available: true, helper: 'slirp4netns' },
+        },
         llm: 'not configured',
         warnings: [],
       });
+      // What the probe's tool saw, as the API reports it: the allow-list, never root.
+      expect(status.sandbox.sees?.root).toEqual(expect.arrayContaining(['usr', 'etc', 'tmp', 'proc', 'dev']));
+      expect(status.sandbox.sees?.root).not.toContain('root');
+      expect(status.sandbox.sees?.uid).toBe(status.sandbox.runsAs?.uid);
+      if (process.getuid?.() === 0) expect(status.sandbox.runsAs).toMatchObject({ how: 'setpriv' });
+      expect(summary).toMatch(/tools run as \S+ \(uid [1-9]\d*/);
       expect((await http(server.url, '/')).text).toContain('/api/openapi.json');
     } finally {
       await server.close();

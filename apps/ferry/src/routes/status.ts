@@ -24,6 +24,20 @@ const StatusSchema = z
       bwrapVersion: z.string().optional(),
       reason: z.string().optional(),
       warning: z.string().optional(),
+      runsAs: z
+        .object({ uid: z.number(), gid: z.number(), name: z.string(), how: z.enum(['setpriv', 'userns']) })
+        .optional()
+        .describe(
+          'The host user sandboxed tools run as: setpriv (Ferry is root) or userns (Ferry’s own uid)',
+        ),
+      sees: z
+        .object({ root: z.array(z.string()), uid: z.number() })
+        .optional()
+        .describe('What the capability probe’s tool saw: the top level of its root, and its uid'),
+      network: z
+        .object({ available: z.boolean(), helper: z.string().optional(), reason: z.string().optional() })
+        .optional()
+        .describe('What "network": true gets: an isolated user-mode stack, or why there is none'),
       summary: z.string(),
     }),
     warnings: z.array(z.string()),
