@@ -9,6 +9,8 @@
 //   - IPv6 is not enabled in the stack, so no IPv6 address of the host is reachable either.
 // Without slirp4netns, nsenter or ip the network is refused (required) or left out with a warning
 // (auto): never the host's own namespace.
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
 import { findExecutable } from './program-paths.js';
 
@@ -32,9 +34,26 @@ export async function findNetworkHelpers(): Promise<{ helpers?: NetworkHelpers; 
     nsenter ? undefined : 'nsenter (util-linux)',
     ip ? undefined : 'ip (iproute2)',
   ].filter((name) => name !== undefined);
-  if (slirp4netns && nsenter && ip) return { helpers: { slirp4netns, nsenter, ip } };
-  return { reason: `the isolated network needs ${missing.join(', ')}, not found in PATH` };
+  if (!(slirp4netns && nsenter && ip)) {
+    return { reason: `the isolated network needs ${missing.join(', ')}, not found in PATH` };
+  }
+  // Not root, slirp4netns opens the TUN device as Ferry's own user (inside the sandbox's user
+  // namespace): some hosts leave it root's alone.
+  if (process.getuid?.() !== 0) {
+    const usable = await access(TUN_DEVICE, constants.R_OK | constants.W_OK).then(
+      () => true,
+      () => false,
+    );
+    if (!usable) {
+      return {
+        reason: `${TUN_DEVICE} is not readable and writable by Ferry's user, so slirp4netns cannot attach (chmod 0666 ${TUN_DEVICE}, as Debian ships it, or run Ferry as root)`,
+      };
+    }
+  }
+  return { helpers: { slirp4netns, nsenter, ip } };
 }
+
+const TUN_DEVICE = '/dev/net/tun';
 
 /** Every IPv4 address of this host's interfaces but loopback, as /32 routes to refuse. */
 export function hostAddresses(): string[] {
