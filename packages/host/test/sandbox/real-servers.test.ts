@@ -86,11 +86,20 @@ describe('published servers', () => {
     for (const entry of ['root', 'home', 'srv', 'opt', 'run', 'boot', 'mnt']) {
       expect(text).not.toContain(`[DIR] ${entry}`);
     }
-    // Its own program tree is there (the repository, where node_modules lives), and only that.
-    const programTop = REPO_ROOT.split('/').filter(Boolean)[0] as string;
-    const above = await env.call('alice', 'filesystem', 'list_directory', { path: `/${programTop}` });
-    const shown = JSON.stringify(above.response.forModel).match(/\[DIR\] [^\\"]+/g) ?? [];
-    expect(shown.length).toBeLessThanOrEqual(1);
+    // Its own program tree is there (the repository, where node_modules lives), and only that:
+    // above it, each directory holds just the next step down (and /tmp the user's workspace).
+    const parts = REPO_ROOT.split('/').filter(Boolean);
+    for (let depth = 1; depth < parts.length; depth++) {
+      const path = `/${parts.slice(0, depth).join('/')}`;
+      const above = await env.call('alice', 'filesystem', 'list_directory', { path });
+      const content = String((above.response.forModel.results as { content?: unknown }).content);
+      const entries = content
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.replace(/^\[(DIR|FILE)\] /, ''));
+      const expected = [parts[depth], ...(path === '/tmp' ? ['alice'] : [])].sort();
+      expect(entries.sort(), path).toEqual(expected);
+    }
     const data = await env.call('alice', 'filesystem', 'list_directory', { path: env.dataDir });
     expect(JSON.stringify(data.response.forModel)).not.toContain('catalog');
   });
