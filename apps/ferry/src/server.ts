@@ -83,7 +83,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // Sandboxed or not, a tool finds its workspace at /tmp/<user> (a link to it when unsandboxed).
     toolRoot: launcher.toolRootFor,
     workspaceOwner: launcher.workspaceOwner,
-    ...(options.onServerStderr ? { pool: { onStderr: options.onServerStderr } } : {}),
+    pool: {
+      ...(options.onServerStderr ? { onStderr: options.onServerStderr } : {}),
+      ...(config.app.calls.maxResultBytes ? { maxResultBytes: config.app.calls.maxResultBytes } : {}),
+    },
   });
   // Every local server that will not run sandboxed as configured, or cannot start at all, is named
   // at startup and in GET /api/status, not only when it is first called.

@@ -245,6 +245,33 @@ describe('the sandbox as startServer wires it', () => {
     }
   });
 
+  it('calls.maxResultBytes sets the result cap: a bigger result fails its call naming the limit', async () => {
+    const cwd = join(base, 'result-cap');
+    await mkdir(cwd);
+    const path = join(cwd, 'ferry.config.json');
+    const flood = {
+      ...ATTACK,
+      args: [
+        '--import',
+        'tsx',
+        '--conditions=ferry-source',
+        join(REPO_ROOT, 'examples/servers/src/flood.ts'),
+      ],
+    };
+    await writeFile(path, JSON.stringify({ calls: { maxResultBytes: 1048576 }, servers: { attack: flood } }));
+    const server = await startServer({ cwd, env: {}, configPath: path, port: 0, onServerStderr: () => {} });
+    try {
+      const big = await call(server, 'big_text', { mib: 2 });
+      expect(big.forUi.error?.meta_data).toMatchObject({
+        error_code: 'E_RESULT_TOO_LARGE',
+        details: { limit_bytes: 1048576 },
+      });
+      expect(big.forModel.error?.message).toMatch(/over the 1 MiB limit \(maxResultBytes\)/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a server’s own sandbox: "off" is not honoured unless sandbox.allowServerOff says so; both are named at startup', async () => {
     const cwd = join(base, 'server-off');
     await mkdir(cwd);

@@ -114,6 +114,12 @@ export const callsSectionSchema = z.strictObject({
   maxKeptCalls: count('calls.maxKeptCalls').default(1000),
   /** Calls one user may have running at once; more get 429. @default 8 */
   maxRunningPerUser: count('calls.maxRunningPerUser').default(8),
+  /**
+   * The largest tool result Ferry reads (one JSON-RPC message); a bigger one fails its call with
+   * E_RESULT_TOO_LARGE naming this limit. Files belong in artifacts with a path, not inline.
+   * @default 67108864 (64 MiB)
+   */
+  maxResultBytes: count('calls.maxResultBytes').optional(),
 });
 
 export const uploadsSectionSchema = z.strictObject({
