@@ -2,13 +2,13 @@
 // planted where input_files/ belongs, the network switch.
 
 import { lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { FerryError } from '@ferry/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher } from '../src/bubblewrap-launcher.js';
 import type { SandboxServer } from '../src/launch-spec.js';
-import { hostTempDir, requireSandbox, run } from './support/run-launch.js';
+import { hostListener, hostTempDir, requireSandbox, run } from './support/run-launch.js';
 
 let dir: string;
 let root: string;
@@ -18,9 +18,7 @@ beforeAll(async () => {
   await requireSandbox();
   dir = await hostTempDir('ferry-workspace-');
   root = join(dir, 'workspaces');
-  listener = createServer((socket) => socket.on('error', () => {}).end('hello from the host\n'));
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  port = (listener.address() as { port: number }).port;
+  ({ server: listener, port } = await hostListener('127.0.0.1', 'hello from the host\n'));
 });
 afterAll(async () => {
   listener?.close();

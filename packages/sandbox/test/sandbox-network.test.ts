@@ -2,13 +2,13 @@
 // on the host (Ferry, PostgreSQL, Redis, anything on 0.0.0.0) stays out of reach, through every
 // address of the host; the stack itself is attached (tap0, a default route, the DNS forwarder).
 import { rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher } from '../src/bubblewrap-launcher.js';
 import type { SandboxServer } from '../src/launch-spec.js';
 import { hostAddresses, SANDBOX_CIDR } from '../src/sandbox-network.js';
-import { hostTempDir, requireSandbox, run } from './support/run-launch.js';
+import { hostListener, hostTempDir, requireSandbox, run } from './support/run-launch.js';
 
 let dir: string;
 let listener: Server;
@@ -21,10 +21,7 @@ beforeAll(async () => {
     );
   }
   dir = await hostTempDir('ferry-network-');
-  // On every address: reachable from the host through 127.0.0.1 and its own addresses alike.
-  listener = createServer((socket) => socket.on('error', () => {}).end('hello from the host\n'));
-  await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
-  port = (listener.address() as { port: number }).port;
+  ({ server: listener, port } = await hostListener('0.0.0.0', 'hello from the host\n'));
 });
 afterAll(async () => {
   listener?.close();

@@ -3,10 +3,11 @@
 // and network: true still gets the isolated stack (slirp4netns joins the user namespace).
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostListener } from './support/run-launch.js';
 
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '../../..');
@@ -19,9 +20,7 @@ beforeAll(async () => {
     throw new Error('this test starts Ferry as another uid through setpriv: run it as root (CI does)');
   dir = await mkdtemp('/var/tmp/ferry-unprivileged-');
   await chmod(dir, 0o777);
-  listener = createServer((socket) => socket.on('error', () => {}).end('host\n'));
-  await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
-  port = (listener.address() as { port: number }).port;
+  ({ server: listener, port } = await hostListener('0.0.0.0', 'host\n'));
 });
 afterAll(async () => {
   listener?.close();

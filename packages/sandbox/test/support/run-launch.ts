@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LaunchSpec } from '../../src/launch-spec.js';
 import { probeSandbox, type SandboxProbe } from '../../src/probe-sandbox.js';
@@ -140,4 +141,18 @@ export async function waitForGroupGone(pgid: number, timeoutMs = 3000): Promise<
     left = groupMembers(pgid);
   }
   return left;
+}
+
+/**
+ * A TCP listener on the host that answers `reply` and hangs up: what a sandboxed tool must not
+ * reach. On '0.0.0.0' it is reachable through every address of the host.
+ */
+export async function hostListener(
+  address: string,
+  reply: string,
+): Promise<{ server: Server; port: number }> {
+  // A client that hangs up at once resets the connection: not an error of the test.
+  const server = createServer((socket) => socket.on('error', () => {}).end(reply));
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
+  return { server, port: (server.address() as { port: number }).port };
 }
