@@ -6,12 +6,14 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostListener } from './support/run-launch.js';
 
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '../../..');
 let dir: string;
+let cli: string;
 let listener: Server;
 let port: number;
 
@@ -20,6 +22,20 @@ beforeAll(async () => {
     throw new Error('this test starts Ferry as another uid through setpriv: run it as root (CI does)');
   dir = await mkdtemp('/var/tmp/ferry-unprivileged-');
   await chmod(dir, 0o777);
+  // Bundled into the test's own directory: the checkout may lie where that user cannot go (a
+  // clean clone under a 0700 mktemp directory).
+  cli = join(dir, 'unprivileged-cli.mjs');
+  await build({
+    entryPoints: [join(REPO, 'packages/sandbox/test/support/unprivileged-cli.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['ferry-source'],
+    outfile: cli,
+    logLevel: 'error',
+  });
+  await chmod(cli, 0o644);
   ({ server: listener, port } = await hostListener('0.0.0.0', 'host\n'));
 });
 afterAll(async () => {
@@ -41,14 +57,11 @@ describe('Ferry as an ordinary user', () => {
         `TMPDIR=${dir}`,
         `PATH=${process.env.PATH}`,
         process.execPath,
-        '--import',
-        'tsx',
-        '--conditions=ferry-source',
-        join(REPO, 'packages/sandbox/test/support/unprivileged-cli.ts'),
+        cli,
         join(dir, 'workspaces'),
         `exec /bin/bash -c "${script.replaceAll('"', '\\"')}"`,
       ],
-      { cwd: REPO, timeout: 60_000 },
+      { cwd: dir, timeout: 60_000 },
     );
     type Ran = { status?: number; stdout?: string; error?: { code: string; message: string } };
     const result = JSON.parse(stdout) as {
