@@ -131,10 +131,13 @@ describe('the sandbox as startServer wires it', () => {
     });
   }
 
-  async function call(server: RunningServer, tool: string, args: Record<string, unknown>) {
-    const owner = await server.storage.files.ensureUser('dev');
+  // Unsandboxed tools share the host's /tmp: those tests use a user no other test file does.
+  const UNSANDBOXED_USER = `unsandboxed-${process.pid}`;
+
+  async function call(server: RunningServer, tool: string, args: Record<string, unknown>, username = 'dev') {
+    const owner = await server.storage.files.ensureUser(username);
     return server.host.callTool({
-      user: { owner, username: 'dev' },
+      user: { owner, username },
       server: 'attack',
       tool,
       arguments: args,
@@ -191,17 +194,24 @@ describe('the sandbox as startServer wires it', () => {
       const status = (await http(server.url, '/api/status')).json<{ warnings: string[]; sandbox: object }>();
       expect(status.sandbox).toMatchObject({ effectiveMode: 'unsandboxed', warning: expect.any(String) });
       expect(status.warnings.join('\n')).toMatch(/bwrap/);
-      const inspected = await call(server, 'inspect', {});
+      const inspected = await call(server, 'inspect', {}, UNSANDBOXED_USER);
       expect(inspected.forModel.results).toMatchObject({ cwd: REPO_ROOT });
-      // Unsandboxed, the tool still finds its workspace at /tmp/dev (v2.1 §5.1): a link to it.
-      const wrote = await call(server, 'write_workspace', { name: 'stats.json', content: '{"n":1}' });
+      // Unsandboxed, the tool still finds its workspace at /tmp/{user} (v2.1 §5.1): a link to it.
+      const wrote = await call(
+        server,
+        'write_workspace',
+        { name: 'stats.json', content: '{"n":1}' },
+        UNSANDBOXED_USER,
+      );
       expect(wrote.status).toBe('finished');
-      expect(await readlink('/tmp/dev')).toBe(join(base, 'fallback', '.ferry', 'workspaces', 'dev'));
+      expect(await readlink(`/tmp/${UNSANDBOXED_USER}`)).toBe(
+        join(base, 'fallback', '.ferry', 'workspaces', UNSANDBOXED_USER),
+      );
       expect(wrote.forUi.files.map((file) => file.name)).toContain('stats.json');
       expect(warnings).toHaveLength(1);
     } finally {
       await server.close();
-      await rm('/tmp/dev', { force: true });
+      await rm(`/tmp/${UNSANDBOXED_USER}`, { force: true });
     }
   });
 
@@ -320,11 +330,11 @@ describe('the sandbox as startServer wires it', () => {
           expect.stringMatching(/"attack" runs WITHOUT the sandbox \(its own sandbox: "off"\)/),
         ]),
       );
-      const inspected = await call(allowed, 'inspect', {});
+      const inspected = await call(allowed, 'inspect', {}, UNSANDBOXED_USER);
       expect((inspected.forModel.results as { uid: number }).uid).toBe(process.getuid?.());
     } finally {
       await allowed.close();
-      await rm('/tmp/dev', { force: true });
+      await rm(`/tmp/${UNSANDBOXED_USER}`, { force: true });
     }
   });
 });
