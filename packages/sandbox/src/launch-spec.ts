@@ -18,7 +18,7 @@ export interface SandboxServer {
   /** A path as the server sees it. @default the user's workspace inside the sandbox */
   readonly cwd?: string;
   readonly sandbox: SandboxMode;
-  /** Whether the sandboxed process keeps the host's network. */
+  /** Outbound network through the sandbox's own user-mode stack (sandbox-network.ts); never the host's. */
   readonly network: boolean;
 }
 

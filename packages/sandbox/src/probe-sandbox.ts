@@ -50,7 +50,7 @@ export interface SandboxProbe {
     /** Absolute path of prlimit; without it no rlimit (memory, CPU, files, file size) applies. */
     prlimit?: string;
     /** pids cgroup per sandbox; rlimit (RLIMIT_NPROC, per host uid: shared by every sandbox). */
-    processes: 'cgroup' | 'rlimit' | 'none';
+    processes: 'cgroup' | 'rlimit';
     /** Why the process count is not limited by a cgroup. */
     processesReason?: string;
   };
