@@ -10,7 +10,7 @@ test('shows My Files, the tool runner, the status bar and the chat placeholder',
   await expect(page.getByRole('heading', { name: 'Run a tool' })).toBeVisible();
   const status = page.locator('footer.status-bar');
   await expect(status).toContainText('dev (local mode)');
-  await expect(status).toContainText('max file 4 MB');
+  await expect(status).toContainText('max file 4 MiB');
   await expect(status).toContainText('model: not configured');
   // The warning follows what the server reports (bubblewrap may or may not exist on this machine).
   const reported = await (await request.get('/api/status')).json();

@@ -89,7 +89,7 @@ test('an x-mcp-file field picks only accepted files and sends the chosen one', a
   await expect(page.getByTestId('tool-select')).toHaveValue('describe_image');
   const picker = page.locator('select[data-field="image"]');
   await expect(picker).toBeVisible();
-  await expect(page.getByText('Accepts image/png, image/jpeg, at most 5 MB')).toBeVisible();
+  await expect(page.getByText('Accepts image/png, image/jpeg, at most 5 MiB')).toBeVisible();
   // The list refreshes when the user's event stream says a file was stored: wait for the PNG,
   // then the (complete) list must not offer the CSV.
   await expect(picker.locator('option', { hasText: png.name })).toHaveCount(1);

@@ -99,7 +99,7 @@ test('shows per-file errors and the normalized name', async ({ page }) => {
   const bigRow = page.locator(`[data-testid="upload-row"][data-name="${tooBig}"]`);
   await expect(bigRow).toHaveAttribute('data-status', 'error');
   await expect(bigRow.getByRole('alert')).toContainText('Too large');
-  await expect(bigRow.getByRole('alert')).toContainText('4 MB');
+  await expect(bigRow.getByRole('alert')).toContainText('4 MiB');
 
   const oddRow = page.locator(`[data-testid="upload-row"][data-name="${odd}"]`);
   await expect(oddRow).toHaveAttribute('data-status', 'done');

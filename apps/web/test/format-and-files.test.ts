@@ -1,7 +1,8 @@
 import type { FileDto } from '@ferry/contract';
+import { formatBytes } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
 import { acceptsFile, groupFiles } from '../src/lib/file-sections';
-import { describeExpiry, formatBytes, formatDuration, formatSpeed } from '../src/lib/format';
+import { describeExpiry, formatDuration, formatSpeed } from '../src/lib/format';
 import { friendlyFromEnvelope } from '../src/lib/friendly-error';
 import { addSample, bytesPerSecond } from '../src/lib/transfer-rate';
 
@@ -24,9 +25,9 @@ const file = (name: string, source: FileDto['source'], size: number, createdAt: 
 describe('format', () => {
   it('formats sizes, speeds, durations and expiry', () => {
     expect(formatBytes(0)).toBe('0 B');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(5 * 1024 ** 3)).toBe('5 GB');
-    expect(formatSpeed(2 * 1024 * 1024)).toBe('2 MB/s');
+    expect(formatBytes(1536)).toBe('1.5 KiB');
+    expect(formatBytes(5 * 1024 ** 3)).toBe('5 GiB');
+    expect(formatSpeed(2 * 1024 * 1024)).toBe('2 MiB/s');
     expect(formatDuration(75)).toBe('1 min 15 s');
     expect(formatDuration(72 * 3600)).toBe('3 days');
     const now = Date.parse('2026-01-01T00:00:00Z');

@@ -76,6 +76,7 @@ export {
 } from './file-context.js';
 export type { FileDto, FileInfo, FileSource } from './file-dto.js';
 export { MAX_FILENAME_BYTES, normalizeFilename } from './filename.js';
+export { formatBytes, formatBytesExact } from './format-bytes.js';
 export {
   checkFileInput,
   type FileCheckResult,

@@ -4,11 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { formatBytes } from '@ferry/contract';
 import type { Command } from 'commander';
 import type { ApiClient, UploadedFile } from './api-client.js';
 import { type CliIo, type CommandContext, contextOf } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { createProgressBar, formatBytes } from './progress.js';
+import { createProgressBar } from './progress.js';
 import { onInterrupt } from './signals.js';
 import { followEvents } from './sse-reader.js';
 import { listTools, type ToolInfo } from './tools-command.js';

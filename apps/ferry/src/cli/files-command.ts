@@ -1,9 +1,10 @@
 // ferry files ls | put | get | rm
 import { basename, join } from 'node:path';
+import { formatBytes } from '@ferry/contract';
 import type { Command } from 'commander';
 import { type CliIo, contextOf, table } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { createProgressBar, formatBytes } from './progress.js';
+import { createProgressBar } from './progress.js';
 
 interface FileRow {
   id: string;

@@ -1,3 +1,5 @@
+import { formatBytes } from '@ferry/contract';
+
 // Progress on stderr, one line redrawn in place, only when stderr is a terminal (a script reading
 // stdout or a log file gets no control characters). Redraws at most ten times a second.
 
@@ -34,16 +36,4 @@ export function createProgressBar(label: string, stream: NodeJS.WriteStream = pr
       if (final !== undefined) stream.write(`${final}\n`);
     },
   };
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }

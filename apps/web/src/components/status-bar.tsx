@@ -2,8 +2,9 @@
 // storage and catalog, the model, storage use and limits, whether files persist across sessions,
 // live updates, and a loud warning when local tools run without the sandbox. An older server
 // without /api/status gets the warning too, worded as "not confirmed".
+
+import { formatBytes } from '@ferry/contract';
 import type { MeDto, ServerDto, StatusDto } from '../api/types';
-import { formatBytes } from '../lib/format';
 import type { UserStreamState } from '../state/use-user-events';
 
 export function sandboxWarning(status: StatusDto | null, servers: readonly ServerDto[]): string | undefined {

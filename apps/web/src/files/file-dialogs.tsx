@@ -1,9 +1,9 @@
 // Rename and version history of a file, each a small modal.
-import { type FileDto, normalizeFilename } from '@ferry/contract';
+import { type FileDto, formatBytes, normalizeFilename } from '@ferry/contract';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, contentUrl } from '../api/client';
 import { ModalDialog } from '../components/modal-dialog';
-import { formatBytes, formatDate } from '../lib/format';
+import { formatDate } from '../lib/format';
 import { useApp } from '../state/app-context';
 
 export function RenameDialog({ file, onClose }: { file: FileDto; onClose(): void }) {

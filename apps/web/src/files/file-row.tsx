@@ -2,8 +2,9 @@
 // what it is: size, date, version, session-only or persistent, and for deferred drafts their
 // description and time to expiry.
 import type { FileDto } from '@ferry/contract';
+import { formatBytes } from '@ferry/contract';
 import { contentUrl } from '../api/client';
-import { describeExpiry, formatBytes, formatDate } from '../lib/format';
+import { describeExpiry, formatDate } from '../lib/format';
 
 export interface FileRowActions {
   open(file: FileDto): void;

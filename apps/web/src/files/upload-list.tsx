@@ -1,6 +1,7 @@
 // One row per upload: name, a progress bar with bytes and speed, cancel, and its own error with
 // the suggestion, or the name My Files stored it under when the normalizer changed it.
-import { formatBytes, formatDuration, formatSpeed } from '../lib/format';
+import { formatBytes } from '@ferry/contract';
+import { formatDuration, formatSpeed } from '../lib/format';
 import type { UploadItem, UploadsState } from '../state/use-uploads';
 
 function UploadRow({ item, cancel }: { item: UploadItem; cancel(id: string): void }) {

@@ -1,19 +1,6 @@
-// Human-readable sizes, speeds and times for the file list, upload bars and call view.
-
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-
-/** 1536 → "1.5 KB" (binary multiples, as file managers show them). */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const digits = unit === 0 || value >= 100 ? 0 : value >= 10 ? 1 : 2;
-  return `${Number(value.toFixed(digits))} ${UNITS[unit]}`;
-}
+// Human-readable speeds and times for the file list, upload bars and call view (sizes: formatBytes
+// in @ferry/contract, the one formatter the CLI shares).
+import { formatBytes } from '@ferry/contract';
 
 export function formatSpeed(bytesPerSecond: number): string {
   if (!Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) return '';

@@ -2,9 +2,9 @@
 // which is then picked. `filename`/`filenames` fields hold names (the host looks them up in My
 // Files); x-mcp-file fields hold file ids (sent as fileInputs, the host makes the data URI).
 import type { FileDto } from '@ferry/contract';
+import { formatBytes } from '@ferry/contract';
 import { useId, useRef } from 'react';
 import { acceptsFile } from '../lib/file-sections';
-import { formatBytes } from '../lib/format';
 import type { FieldSpec } from '../lib/schema-fields';
 import { useApp } from '../state/app-context';
 

@@ -1,8 +1,8 @@
 // A settled call: the results as a tree, errors as a friendly box with the suggestion, the files
 // it stored as chips that open on the canvas, and whatever was rejected or not stored.
 import type { ToolCallResponse, UiFile } from '@ferry/contract';
+import { formatBytes } from '@ferry/contract';
 import { JsonTree } from '../components/json-tree';
-import { formatBytes } from '../lib/format';
 import { type FriendlyError, friendlyFromEnvelope } from '../lib/friendly-error';
 
 export function FriendlyErrorBox({ error }: { error: FriendlyError }) {

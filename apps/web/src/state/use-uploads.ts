@@ -1,10 +1,9 @@
 // The upload queue: every file gets its own row with a progress bar, speed, cancel and its own
 // error. At most three run at once, so a drop of 200 files does not open 200 connections.
-import { type FileDto, normalizeFilename } from '@ferry/contract';
+import { type FileDto, formatBytes, normalizeFilename } from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiRequestError } from '../api/client';
 import { UploadAbortedError, uploadFile } from '../api/upload-file';
-import { formatBytes } from '../lib/format';
 import { addSample, bytesPerSecond, type RateSample } from '../lib/transfer-rate';
 
 export type UploadStatus = 'queued' | 'uploading' | 'done' | 'error' | 'cancelled';

@@ -1,6 +1,7 @@
 // Anything no viewer shows: what it is and a download button.
+
+import { formatBytes } from '@ferry/contract';
 import { contentUrl } from '../api/client';
-import { formatBytes } from '../lib/format';
 
 export function DownloadViewer({
   fileId,

@@ -1,5 +1,5 @@
 // The loading / error / "only the first N MB" lines every text-based viewer shares.
-import { formatBytes } from '../lib/format';
+import { formatBytes } from '@ferry/contract';
 import type { FileText } from './use-file-text';
 
 export function ViewerStatus({ state, limit }: { state: FileText; limit: number }) {
