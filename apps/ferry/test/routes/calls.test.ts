@@ -9,6 +9,7 @@ import {
   type FileJson,
   http,
   PROXY_AUTH,
+  settledCall,
   startTestApp,
   type TestApp,
   uploadOk,
@@ -73,13 +74,7 @@ async function readEvents(
 }
 
 async function outcome(callId: string, headers: Record<string, string> = ALICE) {
-  for (let i = 0; i < 100; i++) {
-    const result = await http(t.url, `/api/calls/${callId}`, { headers });
-    const body = result.json<{ status: string; response: CallResponseJson | null }>();
-    if (body.status !== 'running') return body;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('call did not settle');
+  return settledCall<{ status: string; response: CallResponseJson | null }>(t.url, callId, headers);
 }
 
 describe('a call to the report example', () => {

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { http, REPO_ROOT, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
+import { http, REPO_ROOT, settledCall, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
 
 let t: TestApp;
 let child: ChildProcess;
@@ -53,12 +53,10 @@ it('the tool downloads the file through a signed token URL', async () => {
     body: JSON.stringify({ server: 'remote', tool: 'csv_report', arguments: { filename: 'sales.csv' } }),
   });
   const { callId } = start.json<{ callId: string }>();
-  let detail: { status: string; response: { forModel: { results: { rows?: number } } } | null } | undefined;
-  for (let i = 0; i < 200; i++) {
-    detail = (await http(t.url, `/api/calls/${callId}`)).json();
-    if (detail?.status !== 'running') break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const detail = await settledCall<{
+    status: string;
+    response: { forModel: { results: { rows?: number } } } | null;
+  }>(t.url, callId);
   expect(detail?.status).toBe('finished');
   // Three data rows: the tool read the bytes it fetched from Ferry with the token.
   expect(detail?.response?.forModel.results.rows).toBe(3);

@@ -251,3 +251,22 @@ function completeResponses(text: string): number {
 export function statusOf(raw: string): number {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
 }
+
+/**
+ * The detail of a call once it is no longer running (GET /api/calls/{id} polled every 50 ms). The
+ * bound is a time, not a number of tries: a busy machine slows the requests, not the clock.
+ */
+export async function settledCall<T extends { status: string }>(
+  base: string,
+  callId: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const body = (await http(base, `/api/calls/${callId}`, { headers })).json<T>();
+    if (body.status !== 'running') return body;
+    if (performance.now() > deadline) throw new Error(`call ${callId} still running after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
