@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { base64EncodedLength, checkBase64, decodeBase64, encodeBase64 } from '../src/base64.js';
 
 function randomBytes(n: number, seed: number): Uint8Array {
@@ -51,5 +51,28 @@ describe('base64', () => {
 
   it('treats the empty string as zero bytes', () => {
     expect(checkBase64('')).toEqual({ valid: true, clean: '', byteLength: 0 });
+  });
+});
+
+describe('base64 in a browser (no Buffer: atob/btoa)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  it('decodes and encodes the same bytes as Node, both alphabets, with the same reasons', async () => {
+    const NodeBuffer = Buffer;
+    vi.stubGlobal('Buffer', undefined);
+    vi.resetModules();
+    const browser = await import('../src/base64.js');
+    vi.unstubAllGlobals();
+    for (const n of [0, 1, 2, 3, 100, 70_000]) {
+      const bytes = randomBytes(n, n + 3);
+      const standard = NodeBuffer.from(bytes).toString('base64');
+      expect(browser.encodeBase64(bytes)).toBe(standard);
+      expect(browser.decodeBase64(standard)).toEqual(bytes);
+      expect(browser.decodeBase64(NodeBuffer.from(bytes).toString('base64url'))).toEqual(bytes);
+    }
+    expect(() => browser.decodeBase64('ab$c')).toThrow(/invalid base64 character "\$" at offset 2/);
   });
 });
