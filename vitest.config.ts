@@ -7,7 +7,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   ssr: { resolve: { conditions: ['ferry-source', 'node', 'development|production'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'examples/*/test/**/*.test.ts',
+      'apps/*/test/**/*.test.ts',
+      // The repository's own scripts (npm test's prerequisites) and documentation checks.
+      'scripts/test/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

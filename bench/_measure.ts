@@ -54,7 +54,7 @@ export function round(value: number, digits = 2): number {
 // functions above, and so bench/storage.ts and bench/call-overhead.ts, are unchanged.
 // ---------------------------------------------------------------------------------------------
 
-/** The value at percentile `p` (0-100) of `values`, nearest rank, as bench/call-overhead.ts. */
+/** The value at percentile `p` (0-100) of `values`, nearest rank. */
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;

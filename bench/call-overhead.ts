@@ -1,4 +1,4 @@
-// Call-overhead benchmark (issue 5): a no-file tool (server-everything's `echo`, published and
+// Call-overhead benchmark: a no-file tool (server-everything's `echo`, published and
 // unmodified) called FERRY_BENCH_CALLS times (default 1,000) directly with the SDK client over
 // stdio, and through Ferry's whole pipeline (conventions, arguments, watchdog, output collection
 // with workspace detection, answer) against the same server command, in the same run; then again
@@ -11,7 +11,7 @@ import { createHost } from '@ferry/host';
 import { loadStorageConfig, openStorage } from '@ferry/storage';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { median, round } from './_measure.js';
+import { median, percentile, round } from './_measure.js';
 
 const CALLS = Number(process.env.FERRY_BENCH_CALLS ?? 1000);
 const WARMUP = 50;
@@ -28,11 +28,6 @@ async function latencies(call: () => Promise<unknown>): Promise<number[]> {
     out.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   return out;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 const summary = (values: number[]) => ({

@@ -1,4 +1,4 @@
-// Concurrent-calls benchmark (issue 7): BENCH_USERS (default 50) users at once, each making
+// Concurrent-calls benchmark: BENCH_USERS (default 50) users at once, each making
 // BENCH_CALLS_PER_USER (default 10) calls one after another; a call = upload a 1 MiB file
 // (BENCH_CALL_FILE_KIB) + start the inject example's `analyze_document` on it + follow its events
 // to the end + fetch the outcome. Ferry runs in a child process in proxy auth mode; every user is

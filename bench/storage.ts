@@ -1,4 +1,4 @@
-// Storage benchmark (issue 4): put + get of a 1 GiB file through the FileStore on local disk +
+// Storage benchmark: put + get of a 1 GiB file through the FileStore on local disk +
 // SQLite, against the floor for the same work measured in the same run: `cp` of the file plus a
 // SHA-256 of it with Node's crypto (storing with an integrity hash cannot be cheaper). Each side
 // runs FERRY_BENCH_RUNS times (default 3) and the medians are compared.

@@ -1,4 +1,4 @@
-// Upload benchmark (issue 7): upload + download of a 1 GiB file through Ferry's HTTP API, against
+// Upload benchmark: upload + download of a 1 GiB file through Ferry's HTTP API, against
 // the storage benchmark's floor measured in the same run (`cp` of the file + Node SHA-256 of it).
 // Ferry runs in a child process (`ferry start`, local disk + SQLite in a temp directory on the same
 // filesystem as the source file) so its RSS can be read from /proc: VmRSS every 50 ms, plus VmHWM

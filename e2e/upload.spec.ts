@@ -150,5 +150,5 @@ test("shows the server's refusal when the browser did not know the limit", async
   const row = page.locator(`[data-testid="upload-row"][data-name="${name}"]`);
   await expect(row).toHaveAttribute('data-status', 'error');
   await expect(row.getByRole('alert')).toContainText('Too large');
-  await expect(row.getByRole('alert')).toContainText('4194304 bytes');
+  await expect(row.getByRole('alert')).toContainText('4,194,304 bytes');
 });

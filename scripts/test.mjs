@@ -5,6 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildWeb } from '../apps/web/scripts/build-web.mjs';
+import { ensurePrerequisites } from './prerequisites.mjs';
+
+// The machine first (Chromium, bubblewrap, PostgreSQL…): anything missing is installed when it can
+// be, or the run stops here, within seconds, with the commands to run (scripts/prerequisites.mjs).
+const prerequisites = await ensurePrerequisites();
+if (prerequisites !== 0) process.exit(prerequisites);
 
 const root = join(import.meta.dirname, '..');
 const reports = join(root, 'test-results');
@@ -28,8 +34,8 @@ const runners = [
     name: 'playwright',
     command: ['node_modules/.bin/playwright', 'test', '--config', 'e2e/playwright.config.ts'],
     report: join(reports, 'playwright.json'),
-    // The browser suite exists once the web app does (issue 8). It tests the built app, so the
-    // build runs first; a failed build counts as a failure (no report is written).
+    // A checkout without the browser suite says so rather than counting it as passed. It tests
+    // the built app, so the build runs first; a failed build counts as a failure (no report is written).
     enabled: existsSync(join(root, 'e2e', 'playwright.config.ts')),
     before: () => buildWeb({ quiet: true }),
   },

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test';
 
-export const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/screenshots');
+const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/screenshots');
 
 export interface StoredFile {
   id: string;

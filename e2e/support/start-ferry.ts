@@ -1,6 +1,7 @@
 // Runs a real Ferry for the browser tests, in its own process (started by global-setup.ts with
 // tsx and the ferry-source condition, as `npm start` does): a fresh temporary directory as cwd
-// (own data dir), the example servers of ferry.config.json, the slow server with scaled-down
+// (own data dir), the example servers of ferry.config.json and test/ferry.test-config.json (legacy,
+// escape, the slow server's hang and crash), the slow server with scaled-down
 // timeouts (notices at 3/4/5 s, timeout at 6 s instead of 15/20/25/30 s), a random loopback port,
 // the built web app, and a model when FERRY_LLM_* are set (chat.spec.ts). Prints
 // `FERRY_URL=<url>` once listening; stops on SIGTERM.
@@ -17,11 +18,16 @@ export const E2E_MAX_FILE_SIZE_MB = 4;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-e2e-'));
-  const repoConfig = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8')) as {
-    servers: Record<string, Record<string, unknown>>;
-  };
+  const read = async (path: string) =>
+    (
+      JSON.parse(await readFile(join(REPO_ROOT, path), 'utf8')) as {
+        servers: Record<string, Record<string, unknown>>;
+      }
+    ).servers;
+  // The test config wins for a server in both.
+  const all = { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
   const servers: Record<string, unknown> = {};
-  for (const [name, server] of Object.entries(repoConfig.servers)) {
+  for (const [name, server] of Object.entries(all)) {
     if (server.transport !== 'stdio') continue;
     servers[name] = {
       ...server,

@@ -103,6 +103,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     now,
     onError: (error, callId) => app.log.error({ err: error, callId }, 'tool call crashed'),
     onEvent: (record, event) => {
+      // A server that cannot start (or died under the call) is the operator's business: one
+      // line each time, its reason without a stack (the server's own stderr is logged apart).
+      if (event.type === 'failed' && event.code === 'E_TOOL_UNAVAILABLE') {
+        app.log.warn({ callId: record.callId, server: record.server, code: event.code }, event.message);
+      }
       userEvents.publish(record.owner, { type: 'call', event });
       if (event.type === 'file_stored') {
         userEvents.publish(record.owner, {

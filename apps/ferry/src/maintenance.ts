@@ -31,7 +31,9 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
       app.log.error({ err: error }, 'maintenance failed');
     }
   };
-  app.addHook('onReady', async () => {
+  // Once listening, not on ready: a start that fails to bind its port (another Ferry has it) must
+  // not have emptied workspaces or swept files on its way out.
+  app.addHook('onListen', async () => {
     timer = setInterval(() => void run(), intervalMs);
     timer.unref();
     void run();

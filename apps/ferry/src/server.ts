@@ -1,12 +1,15 @@
-// Starts Ferry: config (once, validated, frozen) → storage → host → app → listen. Everything the
-// app needs is made here and closed here, in reverse order; the app itself never listens.
+// Starts Ferry: config (once, validated, frozen) → the data directory's lock → a port check →
+// storage → host → app → listen. Everything the app needs is made here and closed here, in reverse
+// order; the app itself never listens. A start that fails (bad config, data directory in use, port
+// taken) fails before anything is opened or swept: maintenance only begins once Ferry listens.
 import { existsSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { agentConfigFromEnv, createAgentFromConfig, describeAgentConfig } from '@ferry/agent';
 import { FerryError } from '@ferry/contract';
 import { createHost, type Host } from '@ferry/host';
 import { createBubblewrapLauncher, type SandboxProbe } from '@ferry/sandbox';
-import { type OpenedStorage, openStorage } from '@ferry/storage';
+import { type DataDirLock, lockDataDir, type OpenedStorage, openStorage } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type FerryConfig, loadFerryConfig } from './config/load-config.js';
@@ -48,8 +51,35 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const config = loadFerryConfig({ env, cwd, ...(options.configPath ? { path: options.configPath } : {}) });
+  // FERRY_LLM_*: read (and rejected if malformed) before anything is opened.
+  const llm = agentConfigFromEnv(env);
+  const listenHost = options.host ?? config.app.server.host;
+  const port = options.port ?? config.app.server.port;
 
   const dataDir = resolve(cwd, config.storage.dataDir);
+  // Before anything touches the data directory: another Ferry using it keeps it.
+  const lock = lockDataDir(dataDir);
+  try {
+    await checkPortFree(listenHost, port);
+    return await startLocked({ options, env, cwd, config, llm, dataDir, lock, listenHost, port });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(s: {
+  options: StartServerOptions;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  config: FerryConfig;
+  llm: ReturnType<typeof agentConfigFromEnv>;
+  dataDir: string;
+  lock: DataDirLock;
+  listenHost: string;
+  port: number;
+}): Promise<RunningServer> {
+  const { options, env, cwd, config, llm, dataDir, lock, listenHost, port } = s;
   const workspacesRoot = join(dataDir, 'workspaces');
   const sandbox = config.app.sandbox;
   const launcher = createBubblewrapLauncher({
@@ -69,8 +99,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
   // Once, before the first request: the API and the startup summary report what it found.
   const sandboxProbe = await launcher.probe();
-  // FERRY_LLM_*: read (and rejected if malformed) before anything is opened.
-  const llm = agentConfigFromEnv(env);
   const storage = await openStorage(config.storage);
   let baseUrl = config.app.server.publicUrl?.replace(/\/+$/, '') ?? '';
   const host = createHost({
@@ -138,27 +166,47 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     await app.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
+    lock.release();
   };
-  const listenHost = options.host ?? config.app.server.host;
-  const port = options.port ?? config.app.server.port;
   try {
     await app.listen({ host: listenHost, port });
   } catch (error) {
     await close();
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new FerryError(
-        'E_INVALID_INPUT',
-        `Port ${port} on ${listenHost} is in use: is Ferry already running? Pick another with --port or FERRY_PORT.`,
-        { field: 'server.port' },
-      );
-    }
+    // Taken between the check and now.
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(listenHost, port);
     throw error;
   }
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${actualPort}`;
   if (baseUrl === '') baseUrl = url;
+  lock.setUrl(url);
   return { url, config, app, host, storage, status, summary: summarize(url, config, status, cwd), close };
+}
+
+/**
+ * Binds the port and lets it go again, so a start on a taken port fails before storage is opened
+ * and the sandbox probed (seconds, with a user created and cgroups swept), not after.
+ */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  await new Promise<void>((resolvePromise, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host, port }, () => resolvePromise());
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') throw portInUse(host, port);
+    // Anything else (an address this machine does not have) is for listen() to report.
+  });
+  if (probe.listening) await new Promise<void>((done) => probe.close(() => done()));
+}
+
+function portInUse(host: string, port: number): FerryError {
+  return new FerryError(
+    'E_INVALID_INPUT',
+    `Port ${port} on ${host} is in use: is Ferry already running? Pick another with --port or FERRY_PORT.`,
+    { field: 'server.port' },
+  );
 }
 
 /** Storage, catalog, auth, sandbox and LLM as the status bar and the startup summary show them. */

@@ -5,7 +5,7 @@ import type { CallEvent, UiFile } from '@ferry/contract';
 import { useCallback, useEffect, useMemo, useReducer, useState } from 'react';
 import { api, openSession } from './api/client';
 import type { CallDetail, FilesChangedEvent, MeDto, ServerDto, StatusDto } from './api/types';
-import { ChatPanel } from './chat/chat-panel';
+import { ChatPanel } from './chat/lazy-chat-panel';
 import { CanvasPanel } from './components/canvas-panel';
 import { ChatPlaceholder, isModelConfigured } from './components/chat-placeholder';
 import { ElicitationDialog } from './components/elicitation-dialog';
@@ -18,6 +18,7 @@ import { canvasReducer, EMPTY_CANVAS } from './lib/canvas-layout';
 import { canvasActionForOutcome } from './lib/outcome-canvas';
 import { ToolRunner } from './runner/tool-runner';
 import { AppContext, type AppServices, type OpenableFile } from './state/app-context';
+import { useCanvasPersistence } from './state/use-canvas-persistence';
 import { useElicitations } from './state/use-elicitations';
 import { useFileDrop } from './state/use-file-drop';
 import { useFiles } from './state/use-files';
@@ -42,6 +43,7 @@ export function App() {
     Math.round(window.innerWidth * 0.42),
   );
   const [canvas, dispatch] = useReducer(canvasReducer, EMPTY_CANVAS);
+  useCanvasPersistence(me?.username, canvas, dispatch);
   const elicitations = useElicitations();
   const { toasts, push: toast, dismiss } = useToasts();
   const files = useFiles();
@@ -136,9 +138,11 @@ export function App() {
     [me, files.files, files.total, files.loading, files.error, refreshFiles, uploads, openFile, toast],
   );
 
+  // The side panels' widths are what they may grow to, not fixed: a width chosen on a wide screen
+  // shrinks (down to the minimum) on a narrower one instead of pushing the canvas off screen.
   const columns = canvas.open
-    ? `${filesWidth}px 6px minmax(320px, 1fr) 6px ${canvasWidth}px`
-    : `${filesWidth}px 6px minmax(320px, 1fr)`;
+    ? `minmax(220px, ${filesWidth}px) 6px minmax(320px, 1fr) 6px minmax(300px, ${canvasWidth}px)`
+    : `minmax(220px, ${filesWidth}px) 6px minmax(320px, 1fr)`;
   return (
     <AppContext.Provider value={services}>
       <div className="app">
@@ -170,13 +174,17 @@ export function App() {
             tabIndex={-1}
           >
             <h2 className="panel-title">{view === 'tools' ? 'Run a tool' : 'Chat'}</h2>
-            {view === 'tools' ? (
+            {/* Hidden, not unmounted: the form, the last result and a running call survive a
+                visit to the chat. */}
+            <div className="work-view" hidden={view !== 'tools'}>
               <ToolRunner servers={servers} onEvent={onAnyEvent} onSettled={onSettled} onOpen={openUiFile} />
-            ) : status && isModelConfigured(status.llm) ? (
-              <ChatPanel model={status.llm} />
-            ) : (
-              <ChatPlaceholder llm={status?.llm} onUseTools={() => setView('tools')} />
-            )}
+            </div>
+            {view === 'chat' &&
+              (status && isModelConfigured(status.llm) ? (
+                <ChatPanel model={status.llm} />
+              ) : (
+                <ChatPlaceholder llm={status?.llm} onUseTools={() => setView('tools')} />
+              ))}
           </section>
           {canvas.open && (
             <>

@@ -1,4 +1,4 @@
-// Hostile on purpose, for the sandbox's attack corpus (issue 6; DESIGN.md "Isolation"): each tool
+// Hostile on purpose, for the sandbox's attack corpus (DESIGN.md "Isolation"): each tool
 // tries one way out of the sandbox or one way to exhaust the host, and reports what happened
 // (`ok`, the errno) instead of failing, so a test can assert that the attempt failed *inside*.
 // Artifact-returning tools hand the host hostile paths (links, FIFOs, sparse files, a link swapped

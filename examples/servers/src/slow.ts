@@ -1,8 +1,10 @@
 // Timing behaviours for the host's watchdog (v2.1 §11): a slow tool that reports progress (each
-// report resets the 30 s timeout), a tool that hangs silently (the host must cancel it and, for a
-// local server, kill the process), and one that crashes its process in the middle of a call.
+// report resets the 30 s timeout), the demo users see in ferry.config.json. With `--test-tools`
+// (test/ferry.test-config.json) also a tool that hangs silently (the host must cancel it and, for
+// a local server, kill the process) and one that crashes its process in the middle of a call:
+// misbehaviour for the tests, not something to offer users.
 //
-//   node --import tsx --conditions=ferry-source examples/servers/src/slow.ts [--http <port>]
+//   node --import tsx --conditions=ferry-source examples/servers/src/slow.ts [--test-tools] [--http <port>]
 import { isMainModule, reportProgress, runServer, v21Result } from '@ferry/server-kit';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -10,7 +12,9 @@ import { z } from 'zod';
 
 export const MAX_SLOW_SECONDS = 3600;
 
-export function createSlowServer(): McpServer {
+export const TEST_TOOLS_FLAG = '--test-tools';
+
+export function createSlowServer(options: { testTools?: boolean } = {}): McpServer {
   const server = new McpServer({ name: 'ferry-example-slow', version: '0.1.0' });
   server.registerTool(
     'slow_task',
@@ -39,6 +43,11 @@ export function createSlowServer(): McpServer {
       });
     },
   );
+  if (options.testTools) registerTestTools(server);
+  return server;
+}
+
+function registerTestTools(server: McpServer): void {
   server.registerTool(
     'hang',
     {
@@ -71,7 +80,6 @@ export function createSlowServer(): McpServer {
       return new Promise<CallToolResult>(() => {});
     },
   );
-  return server;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -87,4 +95,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-if (isMainModule(import.meta.url)) await runServer(createSlowServer, { name: 'slow' });
+if (isMainModule(import.meta.url)) {
+  const testTools = process.argv.slice(2).includes(TEST_TOOLS_FLAG);
+  await runServer(() => createSlowServer({ testTools }), { name: 'slow' });
+}

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectHttp,
@@ -9,6 +11,8 @@ import {
   type ServerName,
   serverCommand,
   startHttp,
+  TEST_ARGS,
+  TEST_ONLY_SERVERS,
   type TempDir,
   tempDir,
 } from './harness.js';
@@ -23,6 +27,18 @@ const TOOLS: Record<ServerName, string[]> = {
   media: ['make_audio', 'make_image', 'make_link', 'make_resource'],
   xfile: ['describe_image', 'review_document'],
 };
+
+it("the slow server users get offers its progress demo only; hang and crash are the tests'", async () => {
+  const transport = new StdioClientTransport({ ...serverCommand('slow', { user: true }), cwd: REPO_ROOT });
+  const client = new Client({ name: 'test-slow-user', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['slow_task']);
+  } finally {
+    await client.close();
+  }
+});
 
 // Every example runs both ways from the same file, as ferry.config.json starts it.
 describe('every example server', () => {
@@ -54,17 +70,26 @@ describe('every example server', () => {
     }
   });
 
-  it('ferry.config.json lists each of them with the command the tests use', async () => {
+  it('ferry.config.json lists those meant for users, the test config the others, with the commands the tests use', async () => {
     const config = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8'));
+    const testConfig = JSON.parse(await readFile(join(REPO_ROOT, 'test/ferry.test-config.json'), 'utf8'));
+    const entry = (name: ServerName, extra: string[]) => ({
+      transport: 'stdio',
+      command: 'node',
+      args: ['--import', 'tsx', '--conditions=ferry-source', `examples/servers/src/${name}.ts`, ...extra],
+      fileMode: 'path',
+    });
     for (const name of SERVER_NAMES) {
-      const { args } = serverCommand(name);
-      expect(config.servers[name]).toEqual({
-        transport: 'stdio',
-        command: 'node',
-        args: [...args.slice(0, -1), `examples/servers/src/${name}.ts`],
-        fileMode: 'path',
-      });
+      if (TEST_ONLY_SERVERS.includes(name)) expect(config.servers[name], name).toBeUndefined();
+      else expect(config.servers[name], name).toEqual(entry(name, []));
+      if (TEST_ONLY_SERVERS.includes(name) || TEST_ARGS[name]) {
+        // Runnable as it is too (ferry start -c test/ferry.test-config.json): cwd is the repository.
+        expect(testConfig.servers[name], name).toEqual({ ...entry(name, TEST_ARGS[name] ?? []), cwd: '..' });
+      }
     }
+    expect(Object.keys(testConfig.servers).sort()).toEqual(
+      SERVER_NAMES.filter((name) => TEST_ONLY_SERVERS.includes(name) || TEST_ARGS[name]).sort(),
+    );
     expect(config.servers['report-http']).toEqual({
       transport: 'http',
       url: 'http://127.0.0.1:8811/mcp',

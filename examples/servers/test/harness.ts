@@ -21,8 +21,19 @@ export const SERVER_NAMES = [
 ] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 
-/** The command line of ferry.config.json, with an absolute script path. */
-export function serverCommand(name: ServerName): { command: string; args: string[] } {
+/** The servers only tests run (test/ferry.test-config.json); the others are in ferry.config.json. */
+export const TEST_ONLY_SERVERS: readonly ServerName[] = ['legacy', 'escape'];
+/** Extra arguments the test config gives a server: the slow server's misbehaving tools. */
+export const TEST_ARGS: Partial<Record<ServerName, string[]>> = { slow: ['--test-tools'] };
+
+/**
+ * The command line of test/ferry.test-config.json (ferry.config.json's for the servers it does not
+ * override), with an absolute script path; `{ user: true }`: ferry.config.json's.
+ */
+export function serverCommand(
+  name: ServerName,
+  options: { user?: boolean } = {},
+): { command: string; args: string[] } {
   return {
     command: process.execPath,
     args: [
@@ -30,6 +41,7 @@ export function serverCommand(name: ServerName): { command: string; args: string
       'tsx',
       '--conditions=ferry-source',
       join(REPO_ROOT, 'examples', 'servers', 'src', `${name}.ts`),
+      ...(options.user ? [] : (TEST_ARGS[name] ?? [])),
     ],
   };
 }
@@ -77,7 +89,7 @@ export interface HttpServerProcess {
   stop(): Promise<void>;
 }
 
-export const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/;
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/;
 
 export async function startHttp(name: ServerName, workspaceRoot: string): Promise<HttpServerProcess> {
   const { command, args } = serverCommand(name);

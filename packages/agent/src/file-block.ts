@@ -37,7 +37,7 @@ export async function buildFileBlock(
   return lines.join('\n');
 }
 
-export function toEntry(record: FileRecord): FileContextEntry {
+function toEntry(record: FileRecord): FileContextEntry {
   const info = record.info ?? {};
   return {
     name: record.name,

@@ -14,18 +14,8 @@ export {
   describeAgentConfig,
 } from './agent-config.js';
 export { createAgentFromConfig } from './agent-from-config.js';
-export type { AgentEvent, TurnStatus } from './events.js';
 export { augmentUserText, buildFileBlock, type FileBlockOptions } from './file-block.js';
-export {
-  type AgentMessage,
-  type AssistantMessage,
-  type AssistantToolCall,
-  fromStored,
-  type ToolMessage,
-  type ToolMessageStatus,
-  toModelMessages,
-  type UserMessage,
-} from './messages.js';
+export { fromStored, toModelMessages } from './messages.js';
 export {
   type ModelClient,
   type ModelContentPart,

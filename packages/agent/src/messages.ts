@@ -1,18 +1,9 @@
 // The messages of a conversation as Ferry keeps them (ConversationStore `data`) and shows them,
-// and how they become model messages again when a conversation is resumed. The user's text is
+// and how they become model messages again when a conversation is resumed. Their shapes are the
+// contract's: the chat API streams them and the web app shows them. The user's text is
 // kept as typed: the file block is added to what is sent, never to what is stored.
 import type { AgentMessage, AssistantMessage, AssistantToolCall, ToolMessage } from '@ferry/contract';
 import type { ModelMessage } from './model-client.js';
-
-// The messages' shapes are the contract's: the chat API streams them and the web app shows them.
-export type {
-  AgentMessage,
-  AssistantMessage,
-  AssistantToolCall,
-  ToolMessage,
-  ToolMessageStatus,
-  UserMessage,
-} from '@ferry/contract';
 
 /** History → model messages. Tool calls without a result (a crash mid-turn) are left out. */
 export function toModelMessages(history: readonly AgentMessage[]): ModelMessage[] {

@@ -2,9 +2,7 @@
 // checked, the host's pipeline run (it injects username and files, watches the time, stores the
 // outputs), the answer turned into the text the model reads. A problem before the host is
 // reached is answered to the model as an error it can act on; nothing here throws for bad input.
-import type { ToolCallResponse } from '@ferry/host';
-import type { AgentEvent } from './events.js';
-import type { AssistantToolCall, ToolMessage } from './messages.js';
+import type { AgentEvent, AssistantToolCall, ToolCallResponse, ToolMessage } from '@ferry/contract';
 import type { ModelToolCall } from './model-client.js';
 import type { AgentHost, ToolCatalog } from './model-tools.js';
 import { checkToolArguments } from './tool-arguments.js';

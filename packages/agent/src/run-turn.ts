@@ -3,10 +3,10 @@
 // back; at most `maxToolRounds` such rounds, then one last request without tools. Every message
 // is handed to `persist` as soon as it is settled, so a crash or a cancel keeps what was done.
 // Cancel (the signal) stops the model's stream and the running tool calls alike.
+import type { AgentEvent, AgentMessage, AssistantMessage, ToolMessage, TurnStatus } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
-import type { AgentEvent, TurnStatus } from './events.js';
 import { augmentUserText, buildFileBlock, type FileBlockOptions } from './file-block.js';
-import { type AgentMessage, type AssistantMessage, type ToolMessage, toModelMessages } from './messages.js';
+import { toModelMessages } from './messages.js';
 import { type ModelClient, ModelError, type ModelMessage, type ModelResponse } from './model-client.js';
 import { type AgentHost, collectModelTools } from './model-tools.js';
 import { describeCall, rejectCall, runToolCall } from './run-tool-call.js';

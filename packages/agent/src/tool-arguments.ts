@@ -4,7 +4,7 @@
 // mistake comes back to the model as a clear message it can correct instead of a tool crash.
 import type { OfferedTool } from './model-tools.js';
 
-export const MAX_ARGUMENT_CHARS = 256 * 1024;
+const MAX_ARGUMENT_CHARS = 256 * 1024;
 
 export type ArgumentCheck =
   | { ok: true; arguments: Record<string, unknown>; dropped: string[] }

@@ -2,7 +2,7 @@
 // file names and descriptions, the error with its suggestion), scrubbed once more and cut to a
 // size the context can take, with a note saying so. Never the UI answer: that one holds ids,
 // display hints and, for small files, bytes.
-import type { ToolCallResponse } from '@ferry/host';
+import type { ToolCallResponse } from '@ferry/contract';
 import { type ScrubOptions, scrubValue } from './scrub.js';
 
 export interface ToolResultOptions extends ScrubOptions {

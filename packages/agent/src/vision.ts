@@ -1,7 +1,7 @@
 // Images a tool returned, given to a vision-capable model once: one user message with the image
 // parts goes into the next request only; afterwards it is replaced by a one-line note, so the
 // bytes are not sent again in later rounds, nor stored in the conversation.
-import type { ToolCallResponse } from '@ferry/host';
+import type { ToolCallResponse } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { ModelContentPart, ModelMessage } from './model-client.js';
 

@@ -1,9 +1,8 @@
 // The loop end to end: a scripted OpenAI-compatible server over real HTTP, the real host with
 // the example report and slow servers, real storage. What reached the model is read from the
 // requests the scripted server recorded; what reached the tool from the host's own call events.
+import type { AgentEvent, AgentMessage, ToolMessage } from '@ferry/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../src/events.js';
-import type { AgentMessage, ToolMessage } from '../src/messages.js';
 import { FILENAME_DESCRIPTION } from '../src/model-tools.js';
 import { API_KEY, type Harness, startHarness } from './support/harness.js';
 import type { RecordedRequest } from './support/scripted-model-server.js';

@@ -176,7 +176,7 @@ export class FileCollector {
 }
 
 /** Lexical check of a tool-supplied path; returns the problem or undefined. */
-export function checkToolPath(path: unknown, workspaceRoot?: string): string | undefined {
+function checkToolPath(path: unknown, workspaceRoot?: string): string | undefined {
   if (typeof path !== 'string' || path === '') return 'path is not a non-empty string';
   if (path.includes('\0')) return 'path contains a NUL byte';
   if (!path.startsWith('/')) return `path ${JSON.stringify(path)} is not absolute`;

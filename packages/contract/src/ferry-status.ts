@@ -1,9 +1,11 @@
 // What a Ferry runs on, as its startup summary prints it and GET /api/status returns it (the web
 // app's status bar reads it): apps/ferry/src/status.ts fills it from the config and the sandbox probe.
 
+import type { SandboxMode } from './workspace-protocol.js';
+
 export interface SandboxStatus {
   /** The configured floor. */
-  mode: 'required' | 'auto' | 'off';
+  mode: SandboxMode;
   /** What local servers get. */
   effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
   available: boolean;

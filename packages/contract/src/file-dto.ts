@@ -36,4 +36,9 @@ export interface FileDto {
   /** ISO 8601. */
   createdAt: string;
   info: FileInfo | null;
+  /**
+   * Upload answers only: true when these bytes already were the latest version of the name, which
+   * is what is returned; nothing new was stored.
+   */
+  unchanged?: boolean;
 }

@@ -2,12 +2,12 @@
 // property of a tool's `inputSchema` or an elicitation `requestedSchema` as a file input.
 // Finding the inputs, matching `accept`, checking `maxSize`, and hiding the inputs from the model.
 
-import mime from 'mime';
 import { z } from 'zod';
 import type { FerryErrorCode } from './errors.js';
+import { MCP_FILE_KEYWORD, matchesAccept } from './mcp-file-accept.js';
 import { mimeEssence, OCTET_STREAM } from './mime.js';
 
-export const MCP_FILE_KEYWORD = 'x-mcp-file';
+export { MCP_FILE_KEYWORD };
 
 /**
  * SEP-2356 `FileInputDescriptor`. Unknown keys are dropped rather than rejected, so a later SEP
@@ -110,32 +110,6 @@ export function findFileInputs(
 }
 
 /**
- * Whether a file satisfies `accept`; an absent or empty list accepts everything (SEP: "If omitted,
- * the picker SHOULD accept any file type"). MIME entries compare `type/subtype` only, parameters
- * stripped, case-insensitively, `image/*` matching any image subtype (SEP §Server-side validation).
- * `.ext` entries (HTML accept grammar, "picker hints" in the SEP) match the file name's ending or,
- * since the SEP has servers compare MIME types, the MIME type `mime` maps the extension to.
- */
-export function matchesAccept(
-  file: { mime: string; name?: string },
-  accept: readonly string[] | undefined,
-): boolean {
-  if (!accept || accept.length === 0) return true;
-  const type = mimeEssence(file.mime) || OCTET_STREAM;
-  const name = file.name?.toLowerCase();
-  return accept.some((raw) => {
-    const entry = raw.trim().toLowerCase();
-    if (entry.startsWith('.')) {
-      return (name !== undefined && entry.length > 1 && name.endsWith(entry)) || mime.getType(entry) === type;
-    }
-    const wanted = essence(entry);
-    if (wanted === '*/*') return true;
-    if (wanted.endsWith('/*')) return type.startsWith(wanted.slice(0, -1));
-    return wanted === type;
-  });
-}
-
-/**
  * Checks one file against a descriptor: type first, then size (`maxSize` applies per file, also for
  * each file of a multi-file input). The host turns a failure into an envelope with
  * `fileTypeRejectedError` / `fileTooLargeError` from errors.ts.
@@ -182,11 +156,6 @@ type JsonObject = Record<string, unknown>;
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Lower-cased `type/subtype` of an accept entry, which may hold wildcards (`image/*`). */
-function essence(type: string): string {
-  return (type.split(';')[0] ?? '').trim().toLowerCase();
 }
 
 function escapePointer(key: string): string {

@@ -18,7 +18,6 @@ export const ArtifactSchema = z.looseObject({
 });
 export type Artifact = z.infer<typeof ArtifactSchema>;
 
-export const DEFERRED_REASONS = ['needs_editing', 'draft', 'incomplete', 'awaiting_approval'] as const;
 export const DEFAULT_DEFERRED_EXPIRES_HOURS = 72;
 
 /** v2.1 §7.1. `path` is required by the spec; Ferry also accepts `b64` (same processing, §7.2). */
@@ -28,6 +27,7 @@ export const DeferredArtifactSchema = z.looseObject({
   b64: z.string().optional(),
   mime: z.string().optional(),
   description: z.string().optional(),
+  /** The spec names needs_editing, draft, incomplete and awaiting_approval; any text is kept. */
   reason: z.string().optional(),
   next_actions: z.array(z.string()).optional(),
   category: z.string().optional(),
@@ -77,27 +77,6 @@ export const CanvasEnvelopeSchema = z.looseObject({
 });
 export type CanvasEnvelope = z.infer<typeof CanvasEnvelopeSchema>;
 
-/** v2 §1 legacy arrays (same order; contents are base64). */
-export const LegacyArraysSchema = z.object({
-  returned_file_names: z.array(z.string()),
-  returned_file_contents: z.array(z.string()).optional(),
-});
-
-/** file-injection-pattern.md: one returned file. */
-export const ReturnedFileSchema = z.object({
-  returned_file_name: z.string().min(1),
-  returned_file_base64: z.string(),
-});
-
-/** The error part of `meta_data` (v2.1 §12). */
-export const ErrorMetaSchema = z.looseObject({
-  is_error: z.literal(true),
-  reason: z.string().optional(),
-  error_code: z.string().optional(),
-  details: z.record(z.string(), z.unknown()).optional(),
-  retryable: z.boolean().optional(),
-});
-
 /**
  * A complete v2.1 tool output (§1.1), for tool authors (server-kit) who want to check what they
  * return. The normalizer does not use it: it accepts far more than this.
@@ -111,7 +90,6 @@ export const ToolOutputV21Schema = z.looseObject({
   deferred_artifacts: z.array(DeferredArtifactSchema).optional(),
   canvas: CanvasEnvelopeSchema.optional(),
 });
-export type ToolOutputV21 = z.infer<typeof ToolOutputV21Schema>;
 
 /** Formats zod issues as `path: message; …` for rejection reasons and API errors. */
 export function describeIssues(error: z.ZodError): string {

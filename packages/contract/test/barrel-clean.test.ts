@@ -45,7 +45,12 @@ describe('the contract barrel stays browser-safe', () => {
 
   it('uses no Node globals', () => {
     for (const [file, text] of files) {
-      const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+      // An optional lookup on globalThis (base64.ts uses Node's Buffer when there is one) is not a
+      // need; anything else named Buffer is.
+      const code = text
+        .replace(/\/\/.*$/gm, '')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\(globalThis as \{ Buffer\?: \w+ \}\)\.Buffer/g, '');
       expect(/\b(Buffer|process|require|__dirname)\b/.test(code), `${file} uses a Node global`).toBe(false);
     }
   });

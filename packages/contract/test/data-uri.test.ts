@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dataUriLength, dataUriPrefix, encodeDataUri, parseDataUri, redactDataUri } from '../src/data-uri.js';
 
@@ -18,19 +19,12 @@ function reason(text: unknown): string {
   return result.reason;
 }
 
-/** Deterministic PRNG (mulberry32) so property tests are reproducible. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Property tests use fast-check: a failure is shrunk to a small input and reported with the seed
+// and path that replay it (`fc.assert(..., { seed, path })`).
 
-function randomBytes(next: () => number, length: number): Uint8Array {
-  return Uint8Array.from({ length }, () => Math.floor(next() * 256));
+/** A fixed, non-trivial byte pattern of the given length (for the every-length examples). */
+function patternBytes(length: number): Uint8Array {
+  return Uint8Array.from({ length }, (_, i) => (i * 151 + length * 7) & 0xff);
 }
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -220,52 +214,73 @@ describe('round trips', () => {
   });
 
   it('random bytes of every length up to 300, both encodings', () => {
-    const next = random(2356);
-    for (let length = 0; length <= 300; length++) {
-      const data = randomBytes(next, length);
-      for (const base64 of [true, false]) {
-        const value = parsed(
-          encodeDataUri({ mime: 'application/octet-stream', name: 'r.bin', data, base64 }),
-        );
-        expect(value.byteLength).toBe(length);
-        expect(value.data()).toEqual(data);
-      }
-    }
+    // Every length 0..300 runs as a fixed example (each base64 remainder at every size), then random bytes.
+    const everyLength = Array.from({ length: 301 }, (_, length): [Uint8Array] => [patternBytes(length)]);
+    fc.assert(
+      // size 'max': lengths spread over 0..300, not fast-check's default of short arrays.
+      fc.property(fc.uint8Array({ maxLength: 300, size: 'max' }), (data) => {
+        for (const base64 of [true, false]) {
+          const value = parsed(
+            encodeDataUri({ mime: 'application/octet-stream', name: 'r.bin', data, base64 }),
+          );
+          expect(value.byteLength).toBe(data.length);
+          expect(value.data()).toEqual(data);
+        }
+      }),
+      { numRuns: 300, examples: everyLength },
+    );
   });
 
   it('random unicode text', () => {
-    const next = random(7);
-    for (let i = 0; i < 200; i++) {
-      const chars = Array.from({ length: Math.floor(next() * 40) }, () =>
-        String.fromCodePoint(
-          next() < 0.5 ? 32 + Math.floor(next() * 95) : 0xa0 + Math.floor(next() * 0x2000),
-        ),
-      );
-      const value = chars.join('');
-      expect(text(parsed(encodeDataUri({ mime: 'text/plain;charset=utf-8', data: value })).data())).toBe(
-        value,
-      );
-      expect(parsed(encodeDataUri({ mime: 'text/plain', name: value, data: '' })).name).toBe(
-        value || undefined,
-      );
-    }
+    // Printable ASCII and U+00A0..U+209F as before, plus any code point (astral, controls, specials).
+    const codePoint = fc.oneof(
+      fc.integer({ min: 32, max: 126 }),
+      fc.integer({ min: 0xa0, max: 0x209f }),
+      fc.integer({ min: 0, max: 0x10ffff }).filter((code) => code < 0xd800 || code > 0xdfff),
+    );
+    const unicodeText = fc.string({
+      unit: codePoint.map((code) => String.fromCodePoint(code)),
+      maxLength: 40,
+      size: 'max',
+    });
+    fc.assert(
+      fc.property(unicodeText, (value) => {
+        expect(text(parsed(encodeDataUri({ mime: 'text/plain;charset=utf-8', data: value })).data())).toBe(
+          value,
+        );
+        expect(parsed(encodeDataUri({ mime: 'text/plain', name: value, data: '' })).name).toBe(
+          value || undefined,
+        );
+      }),
+      { numRuns: 300, examples: [[''], ['a b;c,d=e'], ['\u00e9\u{1F600}']] },
+    );
   });
 });
 
 describe('dataUriLength and dataUriPrefix', () => {
   it('equals the length of the encoded URI (property test)', () => {
-    const next = random(42);
     const names = [undefined, '', 'a.png', 'résumé 2024 (final).pdf', 'a;b,c=d.txt', '😀'];
     const mimes = ['image/png', '', 'text/plain;charset=utf-8', 'application/vnd.ms-excel'];
-    for (let i = 0; i < 500; i++) {
-      const byteLength = Math.floor(next() * 1000);
-      const name = names[Math.floor(next() * names.length)];
-      const mime = mimes[Math.floor(next() * mimes.length)] as string;
-      const options = name === undefined ? { mime } : { mime, name };
-      const uri = encodeDataUri({ ...options, data: randomBytes(next, byteLength) });
-      expect(dataUriLength({ ...options, byteLength })).toBe(uri.length);
-      expect(uri.startsWith(dataUriPrefix(options))).toBe(true);
-    }
+    // Any code point but a lone surrogate (by hand: fast-check's 'binary' unit is slow to generate).
+    const anyChar = fc
+      .integer({ min: 0, max: 0x10ffff })
+      .filter((code) => code < 0xd800 || code > 0xdfff)
+      .map((code) => String.fromCodePoint(code));
+    const name = fc.oneof(fc.constantFrom(...names), fc.string({ unit: anyChar, maxLength: 20 }));
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 999, size: 'max' }),
+        name,
+        fc.constantFrom(...mimes),
+        (data, name, mime) => {
+          const options = name === undefined ? { mime } : { mime, name };
+          const uri = encodeDataUri({ ...options, data });
+          expect(dataUriLength({ ...options, byteLength: data.length })).toBe(uri.length);
+          expect(uri.startsWith(dataUriPrefix(options))).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('is exact for large sizes without building anything', () => {
@@ -275,16 +290,21 @@ describe('dataUriLength and dataUriPrefix', () => {
   });
 
   it('streams: prefix + base64 of 3-byte-aligned chunks equals the whole URI', () => {
-    const data = randomBytes(random(1), 1000);
-    const prefix = dataUriPrefix({ mime: 'application/pdf', name: 'r (1).pdf' });
-    const whole = encodeDataUri({ mime: 'application/pdf', name: 'r (1).pdf', data });
-    const chunks: string[] = [];
-    for (let i = 0; i < data.length; i += 300) {
-      chunks.push(
-        encodeDataUri({ mime: 'x/y', data: data.subarray(i, i + 300) }).slice('data:x/y;base64,'.length),
-      );
-    }
-    expect(prefix + chunks.join('')).toBe(whole);
+    const chunkSize = fc.integer({ min: 1, max: 400 }).map((n) => n * 3);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 2000, size: 'max' }), chunkSize, (data, size) => {
+        const prefix = dataUriPrefix({ mime: 'application/pdf', name: 'r (1).pdf' });
+        const whole = encodeDataUri({ mime: 'application/pdf', name: 'r (1).pdf', data });
+        const chunks: string[] = [];
+        for (let i = 0; i < data.length; i += size) {
+          chunks.push(
+            encodeDataUri({ mime: 'x/y', data: data.subarray(i, i + size) }).slice('data:x/y;base64,'.length),
+          );
+        }
+        expect(prefix + chunks.join('')).toBe(whole);
+      }),
+      { numRuns: 200, examples: [[patternBytes(1000), 300]] },
+    );
   });
 
   it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('rejects byteLength %s', (byteLength) => {

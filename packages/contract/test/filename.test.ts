@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_FILENAME_BYTES, normalizeFilename } from '../src/filename.js';
 
@@ -102,20 +103,9 @@ describe('normalizeFilename examples', () => {
   }
 });
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = mulberry32(0xf3e7);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
+// Property tests: fast-check draws inputs from the arbitraries below and shrinks a failure to a
+// small counterexample; it prints the seed and path, so `fc.assert(..., { seed, path })` replays it.
+const NUM_RUNS = 600;
 
 const PREFIXES = [
   '',
@@ -220,42 +210,75 @@ const NOISE = [
   '\ud83d',
 ];
 
-function percentEncodeSome(text: string): string {
-  // encodeURIComponent throws on a lone surrogate; leave those raw.
-  const isLone = (char: string): boolean => /^[\ud800-\udfff]$/.test(char);
-  return Array.from(text, (char) => (random() < 0.3 && !isLone(char) ? encodeURIComponent(char) : char)).join(
-    '',
-  );
+const isLone = (char: string): boolean => /^[\ud800-\udfff]$/.test(char);
+
+/** Percent-encodes the characters the mask selects (encodeURIComponent throws on a lone surrogate; those stay raw). */
+function percentEncodeSome(text: string, mask: readonly boolean[]): string {
+  return Array.from(text, (char, i) =>
+    mask[i] === true && !isLone(char) ? encodeURIComponent(char) : char,
+  ).join('');
 }
 
-function hostileName(): string {
-  let name = '';
-  for (let i = int(0, 3); i > 0; i--) name += pick(PREFIXES);
-  name += pick(BASES) + pick(EXTENSIONS) + pick(SUFFIXES);
-  const roll = random();
-  if (roll < 0.2) name = percentEncodeSome(name);
-  else if (roll < 0.3) name = encodeURIComponent(encodeURIComponent(name.replace(/[\ud800-\udfff]/g, 'x')));
-  for (let i = int(0, 2); i > 0; i--) {
-    const at = int(0, name.length);
-    name = name.slice(0, at) + pick(NOISE) + name.slice(at);
+/** Inserts each piece at its position, taken modulo the current length so any number is valid. */
+function insertNoise(name: string, noise: ReadonlyArray<readonly [number, string]>): string {
+  let out = name;
+  for (const [position, piece] of noise) {
+    const at = position % (out.length + 1);
+    out = out.slice(0, at) + piece + out.slice(at);
   }
-  return name;
+  return out;
 }
+
+// Prefixes, a base, an extension and a suffix; then no encoding, some characters percent-encoded,
+// or the whole name encoded twice; then up to two noise characters anywhere.
+const hostileName = fc
+  .record({
+    prefixes: fc.array(fc.constantFrom(...PREFIXES), { maxLength: 3 }),
+    base: fc.constantFrom(...BASES),
+    extension: fc.constantFrom(...EXTENSIONS),
+    suffix: fc.constantFrom(...SUFFIXES),
+    encoding: fc.oneof(
+      fc.constant<'none' | 'double'>('none'),
+      fc.array(fc.boolean(), { maxLength: 200, size: 'max' }),
+      fc.constant<'none' | 'double'>('double'),
+    ),
+    noise: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...NOISE)), { maxLength: 2 }),
+  })
+  .map(({ prefixes, base, extension, suffix, encoding, noise }) => {
+    let name = prefixes.join('') + base + extension + suffix;
+    if (Array.isArray(encoding)) name = percentEncodeSome(name, encoding);
+    else if (encoding === 'double')
+      name = encodeURIComponent(encodeURIComponent(name.replace(/[\ud800-\udfff]/g, 'x')));
+    return insertNoise(name, noise);
+  });
 
 const LONG_UNITS = ['a', '\u00e9', '\u{1F600}', '\u4e2d', 'a b', 'e\u0301', '\u05d0'];
 
-function longStem(): string {
-  const unit = pick(LONG_UNITS);
-  return unit.repeat(Math.ceil(int(300, 10_000) / unit.length));
-}
+// 300 to 10 000 code units of one repeated unit: always over 255 UTF-8 bytes.
+const longStem = fc
+  .tuple(fc.constantFrom(...LONG_UNITS), fc.integer({ min: 300, max: 10_000 }))
+  .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)));
 
 // Long names whose last segment ends in a short extension: the cut must keep it.
-const LONG_WITH_EXTENSION: string[] = [];
-for (let i = 0; i < 60; i++) {
-  LONG_WITH_EXTENSION.push(
-    `${pick(['', '../', 'C:\\tmp\\', '%2e%2e%2f'])}${longStem()}${pick(['.csv', '.pdf'])}`,
-  );
-}
+const longWithExtension = fc
+  .tuple(fc.constantFrom('', '../', 'C:\\tmp\\', '%2e%2e%2f'), longStem, fc.constantFrom('.csv', '.pdf'))
+  .map((parts) => parts.join(''));
+
+const longName = fc
+  .tuple(
+    fc.constantFrom(...PREFIXES),
+    longStem,
+    fc.constantFrom('', '.txt', '.verylongextensionname123', '...', '   '),
+  )
+  .map((parts) => parts.join(''));
+
+// Raw UTF-16 code units, lone surrogates included.
+const rawCodeUnits = fc.string({
+  unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+  maxLength: 40,
+  // Lengths spread over 0..40, not fast-check's default of short strings.
+  size: 'max',
+});
 
 const NON_STRINGS: unknown[] = [
   undefined,
@@ -274,29 +297,45 @@ const NON_STRINGS: unknown[] = [
   new Uint8Array([46, 46, 47]),
 ];
 
-const CORPUS: unknown[] = [...EXAMPLES.map(([input]) => input), ...LONG_WITH_EXTENSION, ...NON_STRINGS];
-for (let i = 0; i < 600; i++) CORPUS.push(hostileName());
-for (let i = 0; i < 40; i++) {
-  CORPUS.push(
-    `${pick(PREFIXES)}${longStem()}${pick(['', '.txt', '.verylongextensionname123', '...', '   '])}`,
-  );
-}
-for (let i = 0; i < 150; i++) {
-  // Raw code units, lone surrogates included.
-  CORPUS.push(String.fromCharCode(...Array.from({ length: int(0, 40) }, () => int(0, 0xffff))));
-}
+const anyInput: fc.Arbitrary<unknown> = fc.oneof(
+  { arbitrary: hostileName, weight: 6 },
+  { arbitrary: longWithExtension, weight: 1 },
+  { arbitrary: longName, weight: 1 },
+  { arbitrary: rawCodeUnits, weight: 2 },
+  // Any code point but a lone surrogate (by hand: fast-check's 'binary' unit is slow to generate).
+  {
+    arbitrary: fc.string({
+      unit: fc
+        .integer({ min: 0, max: 0x10ffff })
+        .filter((code) => code < 0xd800 || code > 0xdfff)
+        .map((code) => String.fromCodePoint(code)),
+      maxLength: 60,
+    }),
+    weight: 1,
+  },
+  { arbitrary: fc.constantFrom(...NON_STRINGS), weight: 1 },
+  { arbitrary: fc.anything(), weight: 1 },
+);
 
-const RESULTS = CORPUS.map((input) => ({ input, output: normalizeFilename(input) }));
+// Every named example and every non-string is checked on each run, before the drawn inputs.
+const FIXED_INPUTS: [unknown][] = [
+  ...EXAMPLES.map(([input]): [unknown] => [input]),
+  ...NON_STRINGS.map((input): [unknown] => [input]),
+];
+
 const RESERVED_STEM = /^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])$/i;
 
 function expectAll(check: (output: string) => boolean): void {
-  const failures = RESULTS.filter(({ output }) => !check(output)).slice(0, 5);
-  expect(failures).toEqual([]);
+  fc.assert(
+    fc.property(anyInput, (input) => check(normalizeFilename(input))),
+    { numRuns: NUM_RUNS, examples: FIXED_INPUTS },
+  );
 }
 
-describe('normalizeFilename on a generated hostile corpus', () => {
-  it('has at least 500 entries', () => {
-    expect(CORPUS.length).toBeGreaterThanOrEqual(500);
+describe('normalizeFilename on generated hostile names (fast-check)', () => {
+  it('is checked against at least 500 generated names plus every example', () => {
+    expect(NUM_RUNS).toBeGreaterThanOrEqual(500);
+    expect(FIXED_INPUTS.length).toBe(EXAMPLES.length + NON_STRINGS.length);
   });
 
   it('returns a non-empty string', () => {
@@ -335,22 +374,29 @@ describe('normalizeFilename on a generated hostile corpus', () => {
   });
 
   it('is idempotent', () => {
-    const failures = RESULTS.filter(({ output }) => normalizeFilename(output) !== output).slice(0, 5);
-    expect(failures).toEqual([]);
+    expectAll((output) => normalizeFilename(output) === output);
   });
 
   it('is deterministic', () => {
-    const failures = RESULTS.filter(({ input, output }) => normalizeFilename(input) !== output).slice(0, 5);
-    expect(failures).toEqual([]);
+    fc.assert(
+      fc.property(anyInput, (input) => {
+        const first = normalizeFilename(input);
+        return normalizeFilename(input) === first;
+      }),
+      { numRuns: NUM_RUNS, examples: FIXED_INPUTS },
+    );
   });
 
   it('keeps a short extension when a long name is cut', () => {
-    for (const input of LONG_WITH_EXTENSION) {
-      const output = normalizeFilename(input);
-      expect(byteLength(input)).toBeGreaterThan(255);
-      expect(output.slice(-4)).toBe(input.slice(-4));
-      expect(output.length).toBeGreaterThan(4);
-    }
+    fc.assert(
+      fc.property(longWithExtension, (input) => {
+        const output = normalizeFilename(input);
+        expect(byteLength(input)).toBeGreaterThan(255);
+        expect(output.slice(-4)).toBe(input.slice(-4));
+        expect(output.length).toBeGreaterThan(4);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 

@@ -5,9 +5,9 @@ import {
   findFileInputs,
   MCP_FILE_KEYWORD,
   McpFileDescriptorSchema,
-  matchesAccept,
   stripFileInputs,
 } from '../src/mcp-file.js';
+import { matchesAccept } from '../src/mcp-file-accept.js';
 
 // SEP-2356 §Overview, tool surface.
 const describeImage = {

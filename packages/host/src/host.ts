@@ -4,13 +4,13 @@
 // FerryError (E_SANDBOX_UNAVAILABLE, E_QUOTA_EXCEEDED) fails the call with that envelope: the pool
 // and the pipeline pass it on unchanged.
 import { resolve } from 'node:path';
+import { type CallEvent, type ToolCallResponse, WORKSPACE_ROOT_ENV } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ConnectionPool } from './connections/connection.js';
 import { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';
 import { type ServerLauncher, unsandboxedLauncher } from './connections/launcher.js';
-import type { CallEvent } from './events/call-events.js';
-import { callTool, type ToolCallRequest, type ToolCallResponse } from './pipeline/call-tool.js';
+import { callTool, type ToolCallRequest } from './pipeline/call-tool.js';
 import type { Clock } from './pipeline/clock.js';
 import { createElicitationBroker, type ElicitationAnswer } from './pipeline/elicitation-bridge.js';
 import type { StdioServerConfig } from './servers/server-config.js';
@@ -84,7 +84,7 @@ export function createHost(options: HostOptions): Host {
     options.launcher ??
     ((server, user) => {
       const spec = unsandboxedLauncher(server, user);
-      return { ...spec, env: { ...spec.env, FERRY_WORKSPACE_ROOT: workspacesRoot } };
+      return { ...spec, env: { ...spec.env, [WORKSPACE_ROOT_ENV]: workspacesRoot } };
     });
   const pool = createConnectionPool({ ...options.pool, registry, launcher });
   const elicitations = createElicitationBroker({

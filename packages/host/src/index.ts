@@ -10,26 +10,19 @@ export type {
   ToolConnection,
 } from './connections/connection.js';
 export { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';
-export {
-  INHERITED_ENV_VARS,
-  inheritedEnv,
-  type LaunchSpec,
-  type ServerLauncher,
-  unsandboxedLauncher,
-} from './connections/launcher.js';
-export type { CallEvent } from './events/call-events.js';
+export { type ServerLauncher, unsandboxedLauncher } from './connections/launcher.js';
 export { createHost, type ElicitationAnswerRequest, type Host, type HostOptions } from './host.js';
-export { answerFromError, type CallAnswer } from './pipeline/answer.js';
+export { answerFromError } from './pipeline/answer.js';
 export {
   callTool,
   type ServerSettings,
   type ToolCallDeps,
   type ToolCallRequest,
-  type ToolCallResponse,
 } from './pipeline/call-tool.js';
 export type { Clock } from './pipeline/clock.js';
 export type { ElicitationAnswer } from './pipeline/elicitation-bridge.js';
 export { resolveConventions, type ToolConventions } from './pipeline/resolve-conventions.js';
 export type { FileMode, ServerConfig, ServerConfigInput, ServerTimeouts } from './servers/server-config.js';
+export { SCHEMA_BY_TRANSPORT as SERVER_SCHEMA_BY_TRANSPORT } from './servers/server-config.js';
 export { createServerRegistry, loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
 export { createWorkspaces, type Workspace, type Workspaces } from './workspace/workspaces.js';

@@ -18,7 +18,14 @@
 //   workspace over quota               FerryError E_QUOTA_EXCEEDED before anything starts
 import { lstat, readlink, realpath, rm, symlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { FerryError, isValidUsername } from '@ferry/contract';
+import {
+  FerryError,
+  fillUserTemplate,
+  fillUserTemplates,
+  isValidUsername,
+  type SandboxMode,
+  WORKSPACE_ROOT_ENV,
+} from '@ferry/contract';
 import {
   bwrapArguments,
   identityPlan,
@@ -27,10 +34,10 @@ import {
   toolDirOf,
 } from './bwrap-arguments.js';
 import {
-  fillUser,
+  INHERITED_ENV_VARS,
+  inheritedEnv,
   type LaunchSpec,
   type SandboxLauncher,
-  type SandboxMode,
   type SandboxServer,
 } from './launch-spec.js';
 import { type ProbeResult, runProbe, type SandboxProbe } from './probe-sandbox.js';
@@ -105,27 +112,15 @@ export interface ServerSandboxReport {
   warnings: string[];
 }
 
-/** Variables a sandboxed tool keeps from Ferry's environment; HOME, USER, LOGNAME and TMPDIR are its own. */
-export const SANDBOX_INHERITED_ENV: readonly string[] = Object.freeze([
-  'PATH',
-  'LANG',
-  'LC_ALL',
-  'TZ',
-  'TERM',
-]);
-/** The unsandboxed fallback keeps what the host's default launcher keeps. */
-const UNSANDBOXED_INHERITED_ENV = [
-  'HOME',
-  'LOGNAME',
-  'PATH',
-  'SHELL',
-  'TERM',
-  'USER',
-  'LANG',
-  'LC_ALL',
-  'TZ',
-];
-const WORKSPACE_ROOT_ENV = 'FERRY_WORKSPACE_ROOT';
+/**
+ * Variables a sandboxed tool keeps from Ferry's environment: the inherited list without the
+ * identity (HOME, USER and LOGNAME are the tool's own, set at launch) and without SHELL, a host
+ * program the sandbox may not bind. The unsandboxed fallback keeps the whole list, as the host's
+ * default launcher does.
+ */
+export const SANDBOX_INHERITED_ENV: readonly string[] = Object.freeze(
+  INHERITED_ENV_VARS.filter((name) => !['HOME', 'USER', 'LOGNAME', 'SHELL'].includes(name)),
+);
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): BubblewrapLauncher {
@@ -173,18 +168,23 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       ? { uid: result.identity.uid, gid: result.identity.gid }
       : undefined;
 
-  /** The server's program as the sandbox will bind it; ProgramNotFound says what is missing. */
+  /**
+   * The server's program as the sandbox will bind it; ProgramNotFound says what is missing.
+   * Unsandboxed (`sandboxed` false) only whether it can start at all is checked.
+   */
   const programOf = async (
     server: SandboxServer,
     args: string[],
     path: string,
     identity: SandboxIdentity | undefined,
+    sandboxed = true,
   ) => {
     const program = await findProgramPaths({
       command: server.command,
       args,
       ...(server.cwd !== undefined ? { cwd: resolve(server.cwd) } : {}),
       path,
+      sandboxed,
     });
     if (identity?.kind === 'setpriv') {
       // The sandbox user is not Ferry: a program in a directory only root may enter would fail
@@ -236,9 +236,19 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       }
     }
     let problem: string | undefined;
-    if (effectiveMode === 'sandboxed') {
-      const args = server.args.map((arg) => fillUser(arg, 'probe'));
-      problem = await programOf(server, args, process.env.PATH ?? DEFAULT_PATH, result.identity).then(
+    if (effectiveMode !== 'refused') {
+      // Per-user arguments name no real path yet ({{user}} is filled at launch, checked then).
+      const args = server.args
+        .filter((arg) => !arg.includes('{{'))
+        .map((arg) => fillUserTemplate(arg, 'probe'));
+      const sandboxed = effectiveMode === 'sandboxed';
+      problem = await programOf(
+        server,
+        args,
+        process.env.PATH ?? DEFAULT_PATH,
+        sandboxed ? result.identity : undefined,
+        sandboxed,
+      ).then(
         () => undefined,
         (error: unknown) => (error instanceof ProgramNotFound ? error.message : String(error)),
       );
@@ -247,20 +257,26 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
   };
 
   const unsandboxed = async (server: SandboxServer, user: string, message: string): Promise<LaunchSpec> => {
+    const filled = fillUserTemplates(server.env, user);
+    delete filled[WORKSPACE_ROOT_ENV];
+    const spec: LaunchSpec = {
+      command: server.command,
+      args: server.args.map((arg) => fillUserTemplate(arg, user)),
+      env: { ...inheritedEnv(), ...filled },
+    };
+    if (server.cwd !== undefined) spec.cwd = server.cwd;
+    // A misspelt command or script: one line naming it, before anything is prepared, instead of
+    // spawn's ENOENT or the interpreter's stack trace.
+    await programOf(server, spec.args, spec.env.PATH ?? DEFAULT_PATH, undefined, false).catch(
+      (error: unknown) => {
+        throw cannotStart(server, error);
+      },
+    );
     warn({ server: server.name, user, message });
     const paths = await prepareUserWorkspace(options.workspacesRoot, user, ownerFrom(await probe()));
     // v2.1 §5.1: the tool writes /tmp/<user>. Unsandboxed, that is the host's /tmp: a link to the
     // workspace makes it so, or the launch is refused rather than writing somewhere Ferry never looks.
     await linkToolDir(toolDirOf(user), paths.hostDir, server.name);
-    const env = pick(process.env, UNSANDBOXED_INHERITED_ENV);
-    const filled = fillEnv(server.env, user);
-    delete filled[WORKSPACE_ROOT_ENV];
-    const spec: LaunchSpec = {
-      command: server.command,
-      args: server.args.map((arg) => fillUser(arg, user)),
-      env: { ...env, ...filled },
-    };
-    if (server.cwd !== undefined) spec.cwd = server.cwd;
     return spec;
   };
 
@@ -314,28 +330,20 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     }
     const toolDir = toolDirOf(user);
     const env: Record<string, string> = {
-      ...pick(process.env, SANDBOX_INHERITED_ENV),
+      ...inheritedEnv(process.env, SANDBOX_INHERITED_ENV),
       HOME: toolDir,
       USER: user,
       LOGNAME: user,
       TMPDIR: SANDBOX_SCRATCH,
-      ...fillEnv(server.env, user),
+      ...fillUserTemplates(server.env, user),
     };
     // The tool sees its workspace at /tmp/<user>, the default of every convention.
     delete env[WORKSPACE_ROOT_ENV];
-    const args = server.args.map((arg) => fillUser(arg, user));
+    const args = server.args.map((arg) => fillUserTemplate(arg, user));
     const cwd = server.cwd === undefined ? undefined : resolve(server.cwd);
     const program = await programOf(server, args, env.PATH ?? DEFAULT_PATH, identity).catch(
       (error: unknown) => {
-        if (!(error instanceof ProgramNotFound)) throw error;
-        throw new FerryError(
-          'E_TOOL_UNAVAILABLE',
-          `MCP server "${server.name}" cannot start: ${error.message}`,
-          {
-            server: server.name,
-            cause: error.message,
-          },
-        );
+        throw cannotStart(server, error);
       },
     );
     const extra = [...binds, ...(bindsByServer[server.name] ?? [])];
@@ -400,6 +408,15 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     toolRootFor: async () => SANDBOX_TOOL_ROOT,
     describe,
     workspaceOwner: async () => ownerFrom(await probe()),
+  });
+}
+
+/** ProgramNotFound as the call's failure (E_TOOL_UNAVAILABLE, one line); anything else as it is. */
+function cannotStart(server: SandboxServer, error: unknown): unknown {
+  if (!(error instanceof ProgramNotFound)) return error;
+  return new FerryError('E_TOOL_UNAVAILABLE', `MCP server "${server.name}" cannot start: ${error.message}`, {
+    server: server.name,
+    cause: error.message,
   });
 }
 
@@ -490,18 +507,4 @@ async function masksInside(
   const covering = [...dirs];
   const outside = (path: string) => !covering.some((dir) => dir !== path && isUnder(path, dir));
   return { dirs: [...dirs].filter(outside), files: [...files].filter(outside) };
-}
-
-function pick(source: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of names) {
-    const value = source[name];
-    // Exported shell functions look like `() { …`; never pass them on (as the MCP SDK does).
-    if (value !== undefined && !value.startsWith('()')) env[name] = value;
-  }
-  return env;
-}
-
-function fillEnv(env: Readonly<Record<string, string>>, user: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, fillUser(value, user)]));
 }

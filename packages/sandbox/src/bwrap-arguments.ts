@@ -22,6 +22,7 @@
 //                         namespace mapping the sandbox user to Ferry's own uid, no capabilities,
 //                         no nested user namespaces
 //   environment           only what the plan lists (--clearenv)
+import { INPUT_DIR_NAME } from '@ferry/contract';
 import type { SystemMount } from './system-paths.js';
 
 export type SandboxIdentityPlan =
@@ -89,7 +90,7 @@ export function identityPlan(
 export const SANDBOX_TOOL_ROOT = '/tmp';
 /** The private scratch directory (TMPDIR): /tmp itself is read-only but for the workspace. */
 export const SANDBOX_SCRATCH = '/var/tmp';
-export const SANDBOX_HOSTNAME = 'ferry-sandbox';
+const SANDBOX_HOSTNAME = 'ferry-sandbox';
 
 export function toolDirOf(username: string): string {
   return `${SANDBOX_TOOL_ROOT}/${username}`;
@@ -189,7 +190,7 @@ export function bwrapArguments(plan: BwrapPlan): BwrapCommandLine {
     toolDir,
     '--ro-bind',
     plan.inputDir,
-    `${toolDir}/input_files`,
+    `${toolDir}/${INPUT_DIR_NAME}`,
     '--perms',
     '1777',
     ...sized(plan.tmpBytes),

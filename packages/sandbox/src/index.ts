@@ -8,10 +8,10 @@ export {
 } from './bubblewrap-launcher.js';
 export { type BwrapPlan, bwrapArguments, SANDBOX_TOOL_ROOT } from './bwrap-arguments.js';
 export {
+  INHERITED_ENV_VARS,
+  inheritedEnv,
   type LaunchSpec,
-  SANDBOX_MODES,
   type SandboxLauncher,
-  type SandboxMode,
   type SandboxServer,
 } from './launch-spec.js';
 export { type ProbeOptions, probeSandbox, type SandboxProbe } from './probe-sandbox.js';

@@ -1,12 +1,9 @@
-// The shapes the sandbox shares with @ferry/host, declared here because the host imports the
-// sandbox and never the other way round (DESIGN "dependency direction"). They are the subset of
-// the host's `StdioServerConfig`, `LaunchSpec` and `ServerLauncher` the sandbox uses, so a
-// launcher made here is a host `ServerLauncher` by structure, without an import.
-
-/** `required` refuses to start without the sandbox; `auto` warns and runs without; `off` never sandboxes. */
-export type SandboxMode = 'required' | 'auto' | 'off';
-
-export const SANDBOX_MODES: readonly SandboxMode[] = Object.freeze(['required', 'auto', 'off']);
+// How a local server's process starts, as plain data: the sandbox makes it (bubblewrap, or the
+// unsandboxed fallback) and the host's process transport runs it unchanged. The host imports these
+// shapes from here, never the other way round, so the sandbox reads a server's config through
+// `SandboxServer`, the subset of the host's `StdioServerConfig` it uses: a launcher made here is
+// a host `ServerLauncher` by structure.
+import type { SandboxMode } from '@ferry/contract';
 
 /** What the launcher reads of a local server's config (the host's `StdioServerConfig`). */
 export interface SandboxServer {
@@ -22,20 +19,46 @@ export interface SandboxServer {
   readonly network: boolean;
 }
 
-/** How to start one process: plain data, handed unchanged to the process transport. */
+/**
+ * How to start one process: the same fields as the MCP SDK's `StdioServerParameters`. `env` is
+ * the process's *whole* environment: nothing else is inherited.
+ */
 export interface LaunchSpec {
   command: string;
   args: string[];
-  /** The process's whole environment. */
   env: Record<string, string>;
   cwd?: string;
 }
 
 export type SandboxLauncher = (server: SandboxServer, user: string) => Promise<LaunchSpec>;
 
-const USER_PLACEHOLDER = '{{user}}';
+/**
+ * Variables a local server may inherit from Ferry's own environment: the MCP SDK's sudo-inspired
+ * `DEFAULT_INHERITED_ENV_VARS` on POSIX (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus the locale
+ * and time zone, so servers print dates and text like the host does. Secrets never match.
+ */
+export const INHERITED_ENV_VARS: readonly string[] = Object.freeze([
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'TERM',
+  'USER',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+]);
 
-/** `{{user}}` filled with a username the caller has already validated. */
-export function fillUser(template: string, user: string): string {
-  return template.replaceAll(USER_PLACEHOLDER, user);
+/** The part of `source` named in `names`, skipping exported shell functions as the SDK does. */
+export function inheritedEnv(
+  source: NodeJS.ProcessEnv = process.env,
+  names: readonly string[] = INHERITED_ENV_VARS,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = source[name];
+    // Exported shell functions look like `() { …`; never pass them on.
+    if (value !== undefined && !value.startsWith('()')) env[name] = value;
+  }
+  return env;
 }

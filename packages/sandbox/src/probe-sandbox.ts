@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { INPUT_DIR_NAME, type SandboxMode } from '@ferry/contract';
 import { bwrapArguments, identityPlan } from './bwrap-arguments.js';
-import type { SandboxMode } from './launch-spec.js';
 import { openPidsCgroup, type PidsCgroup } from './pids-cgroup.js';
 import { findExecutable } from './program-paths.js';
 import { writeSandboxEtc } from './sandbox-etc.js';
@@ -230,13 +230,13 @@ async function tryLaunch(
   const { identity } = parts;
   try {
     const hostDir = join(dir, 'probe');
-    await mkdir(join(hostDir, 'input_files'), { recursive: true });
+    await mkdir(join(hostDir, INPUT_DIR_NAME), { recursive: true });
     if (identity.kind === 'setpriv') await chown(hostDir, identity.uid, identity.gid);
     const etc = await writeSandboxEtc(join(dir, 'etc'), 'probe', identity);
     const { options, command } = bwrapArguments({
       username: 'probe',
       hostDir,
-      inputDir: join(hostDir, 'input_files'),
+      inputDir: join(hostDir, INPUT_DIR_NAME),
       network: false,
       system: parts.system,
       etc,

@@ -5,7 +5,9 @@
 //     real file (a virtualenv's bin/python -> the interpreter it was made from);
 //   - a `#!` line, with `/usr/bin/env name` looked up in PATH again (four levels at most);
 //   - a virtualenv's pyvenv.cfg `home`, where the interpreter's standard library lives;
-//   - arguments naming an existing file or directory (a script, a package), and the cwd.
+//   - arguments naming an existing file or directory (a script, a package), and the cwd. An
+//     argument that names a script by its extension (`src/nope.ts`, `server.py`) must exist: a
+//     misspelt script is said here, in one line, not by the interpreter's stack trace on stderr.
 // Each path found is bound as its package tree: the highest directory above it holding a package
 // marker (package.json, node_modules, pyvenv.cfg, pyproject.toml, setup.py, .git), so hoisted
 // node_modules and workspace links resolve; else an install prefix (the parent of bin/); else its
@@ -24,6 +26,11 @@ export interface ProgramQuery {
   cwd?: string;
   /** The PATH the server gets. */
   path: string;
+  /**
+   * false: the program runs unsandboxed, as Ferry's own user; only whether it can start is
+   * checked, not what a sandbox could show of it. @default true
+   */
+  sandboxed?: boolean;
 }
 
 export interface ProgramPaths {
@@ -40,6 +47,11 @@ export class ProgramNotFound extends Error {
   override name = 'ProgramNotFound';
 }
 
+/**
+ * An argument naming a program file by its extension: it must exist. Other arguments that name no
+ * existing path (a module name such as `tsx`, an output file the server creates) are left alone.
+ */
+const SCRIPT_FILE = /^[^:=]*\.(?:[cm]?[jt]s|[jt]sx|py|pyw|pyz|rb|pl|php|sh|bash|lua|jar)$/i;
 const MARKERS = ['package.json', 'node_modules', 'pyvenv.cfg', 'pyproject.toml', 'setup.py', '.git'];
 const MAX_INTERPRETERS = 4;
 const MAX_LINKS = 40;
@@ -109,7 +121,7 @@ export async function findProgramPaths(query: ProgramQuery): Promise<ProgramPath
     const stats = await stat(query.cwd).catch(() => undefined);
     if (!stats?.isDirectory()) throw new ProgramNotFound(`cwd ${query.cwd} is not a directory`);
     // `/` and `/tmp` exist inside anyway; the other never-bound directories do not.
-    if (never.includes(query.cwd) && query.cwd !== '/' && query.cwd !== '/tmp') {
+    if (query.sandboxed !== false && never.includes(query.cwd) && query.cwd !== '/' && query.cwd !== '/tmp') {
       throw new ProgramNotFound(
         `cwd ${query.cwd} is never shown inside the sandbox; set the server's cwd to its own directory`,
       );
@@ -120,7 +132,10 @@ export async function findProgramPaths(query: ProgramQuery): Promise<ProgramPath
     const candidate = pathArgument(arg, query.cwd);
     if (candidate === undefined || never.includes(candidate)) continue;
     const stats = await lstat(candidate).catch(() => undefined);
-    if (stats === undefined) continue;
+    if (stats === undefined) {
+      if (SCRIPT_FILE.test(arg)) throw new ProgramNotFound(`script ${candidate} does not exist`);
+      continue;
+    }
     await followFile(candidate, 'argument');
   }
   return { executable, files: [...files], roots: outermost([...roots]) };
@@ -237,7 +252,7 @@ export function findExecutable(name: string): Promise<string | undefined> {
 }
 
 /** `name` as execvp finds it: as given when it has a slash (relative to cwd), else the first in PATH. */
-export async function lookUp(name: string, path: string, cwd?: string): Promise<string | undefined> {
+async function lookUp(name: string, path: string, cwd?: string): Promise<string | undefined> {
   const candidates = name.includes('/')
     ? [resolve(cwd ?? '/', name)]
     : path

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export const SANDBOX_SYSTEM_USER = 'ferry-sandbox';
+const SANDBOX_SYSTEM_USER = 'ferry-sandbox';
 const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };
 
 export interface SandboxIdentity {

@@ -22,7 +22,7 @@ import type { BwrapCommandLine } from './bwrap-arguments.js';
 import type { LaunchSpec } from './launch-spec.js';
 import { type NetworkHelpers, SANDBOX_CIDR } from './sandbox-network.js';
 
-export const WRAPPER_SCRIPT = `bwrap=$1 cgroup=$2 workspace=$3 quota_kib=$4 interval=$5 count=$6 net=$7 slirp=$8 nsenter=$9
+const WRAPPER_SCRIPT = `bwrap=$1 cgroup=$2 workspace=$3 quota_kib=$4 interval=$5 count=$6 net=$7 slirp=$8 nsenter=$9
 shift 9
 ip=$1 userns=$2 cidr=$3 refused=$4
 shift 4

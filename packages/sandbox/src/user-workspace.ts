@@ -7,9 +7,7 @@
 import { spawn } from 'node:child_process';
 import { chmod, chown, lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FerryError, isValidUsername } from '@ferry/contract';
-
-export const INPUT_DIR_NAME = 'input_files';
+import { FerryError, INPUT_DIR_NAME, isValidUsername } from '@ferry/contract';
 
 export interface UserWorkspacePaths {
   /** The real path of the workspaces root. */

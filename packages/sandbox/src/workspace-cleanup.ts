@@ -1,4 +1,4 @@
-// Cleanup of workspaces (issue 6, item 5). Everything a user should keep is in My Files (the
+// Cleanup of workspaces. Everything a user should keep is in My Files (the
 // FileStore), never only in the workspace: generated files are stored when the call ends, inputs
 // are copies materialized from My Files. So when a session ends the workspace is emptied
 // completely, and when a user is deleted it is removed.

@@ -1,10 +1,10 @@
 // Which servers run sandboxed, which are refused and which run without, with the reasons given.
 import { mkdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FerryError } from '@ferry/contract';
+import { FerryError, type SandboxMode } from '@ferry/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher, type SandboxWarning } from '../src/bubblewrap-launcher.js';
-import type { SandboxMode, SandboxServer } from '../src/launch-spec.js';
+import type { SandboxServer } from '../src/launch-spec.js';
 import { BWRAP_FAILURE, fakeBwrap } from './support/fake-bwrap.js';
 import { hostTempDir, requireSandbox, run } from './support/run-launch.js';
 

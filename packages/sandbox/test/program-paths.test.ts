@@ -31,7 +31,7 @@ describe('findProgramPaths', () => {
     await writeFile(join(repo, 'examples/servers/src/server.ts'), '');
     const found = await findProgramPaths({
       command: 'node',
-      args: ['--import', 'tsx', 'examples/servers/src/server.ts'],
+      args: ['--import', 'tsx', 'src/server.ts'],
       cwd: join(repo, 'examples/servers'),
       path: PATH,
     });
@@ -100,6 +100,44 @@ describe('findProgramPaths', () => {
     expect(interpreter.message).toBe(
       `${script} runs "no-such-interpreter" (#!), which is not in PATH (${PATH})`,
     );
+  });
+
+  it('a script argument that does not exist is named; other arguments naming nothing are left alone', async () => {
+    const project = join(dir, 'scripted');
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'src/server.ts'), '');
+    const query = { command: 'node', cwd: project, path: PATH };
+    const missing = await findProgramPaths({ ...query, args: ['--import', 'tsx', 'src/nope.ts'] }).catch(
+      (e) => e,
+    );
+    expect(missing).toBeInstanceOf(ProgramNotFound);
+    expect(missing.message).toBe(`script ${join(project, 'src/nope.ts')} does not exist`);
+    for (const script of ['server.py', '/srv/app/main.mjs', './run.sh']) {
+      await expect(findProgramPaths({ ...query, args: [script] }), script).rejects.toThrow(
+        /^script .* does not exist$/,
+      );
+    }
+    // A module name, code for -e, a URL, a file the server will write, a --flag=value: no script.
+    const found = await findProgramPaths({
+      ...query,
+      args: [
+        '--import',
+        'tsx',
+        '-e',
+        "require('./x.js')",
+        'https://example.com/s.ts',
+        'out.csv',
+        '--log=x.js',
+        'src/server.ts',
+      ],
+    });
+    expect(found.roots).toEqual([project]);
+  });
+
+  it('unsandboxed, a cwd the sandbox would never show is fine', async () => {
+    const query = { command: 'node', args: [], cwd: '/var', path: PATH };
+    await expect(findProgramPaths(query)).rejects.toThrow(/cwd \/var is never shown inside the sandbox/);
+    expect((await findProgramPaths({ ...query, sandboxed: false })).executable).toMatch(/\/node$/);
   });
 });
 

@@ -45,10 +45,8 @@ export {
 } from './serve-http.js';
 export {
   DEFAULT_WORKSPACE_ROOT,
-  INPUT_FILES_DIR,
   normalizeWorkspaceName,
   resolveWorkspacePath,
-  WORKSPACE_ROOT_ENV,
   workspaceDir,
   workspaceRoot,
 } from './workspace-path.js';

@@ -5,7 +5,11 @@
 // foreign Host and Origin headers. This file only routes /mcp and owns the listening socket.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  localhostHostValidation,
+  localhostOriginValidation,
+  toNodeHandler,
+} from '@modelcontextprotocol/node';
 import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
 
 export const MCP_PATH = '/mcp';

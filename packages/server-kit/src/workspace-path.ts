@@ -5,12 +5,9 @@
 // (`..`, absolute paths) or through a symlink already planted in it.
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
-import { FerryError, isValidUsername } from '@ferry/contract';
+import { FerryError, INPUT_DIR_NAME, isValidUsername, WORKSPACE_ROOT_ENV } from '@ferry/contract';
 
-export const WORKSPACE_ROOT_ENV = 'FERRY_WORKSPACE_ROOT';
 export const DEFAULT_WORKSPACE_ROOT = '/tmp';
-/** Where the host materializes input files (read-only in the sandbox); never an output location. */
-export const INPUT_FILES_DIR = 'input_files';
 
 /** The directory holding every user's workspace: `$FERRY_WORKSPACE_ROOT`, else `/tmp`. */
 export function workspaceRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -47,8 +44,9 @@ export function normalizeWorkspaceName(relativeName: string, workspace: string):
   if (normal === '.' || normal === '..' || normal.startsWith('../')) {
     throw refuse('the name leaves the workspace');
   }
-  if (normal === INPUT_FILES_DIR || normal.startsWith(`${INPUT_FILES_DIR}/`)) {
-    throw refuse(`${INPUT_FILES_DIR}/ holds the host's read-only inputs`);
+  // Where the host materializes input files (read-only in the sandbox); never an output location.
+  if (normal === INPUT_DIR_NAME || normal.startsWith(`${INPUT_DIR_NAME}/`)) {
+    throw refuse(`${INPUT_DIR_NAME}/ holds the host's read-only inputs`);
   }
   return normal;
 }

@@ -7,9 +7,7 @@ export { createSqliteCatalog, type SqliteCatalogOptions } from './catalog/sqlite
 export type {
   Catalog,
   CatalogStats,
-  FileInfo,
   FileRecord,
-  FileSource,
   ListOptions,
   ListResult,
   ListSort,
@@ -18,16 +16,18 @@ export type {
   Usage,
   UserRecord,
 } from './catalog/types.js';
+export { variableFor } from './config/env.js';
 export { type EffectiveFlags, effectiveFlags } from './config/flags.js';
 export { type LoadStorageConfigOptions, loadStorageConfig } from './config/load-config.js';
 export {
   BYTES_PER_MB,
+  DEFAULT_DATA_DIR,
   type StorageConfig,
   type StorageConfigInput,
   type StorageFlags,
   storageConfigSchema,
 } from './config/schema.js';
-export { conversationStoreOf } from './conversations/dialects.js';
+export { conversationStoreOf } from './conversations/catalog-conversation-store.js';
 export type {
   ConversationListOptions,
   ConversationRecord,
@@ -35,6 +35,13 @@ export type {
   MessageRecord,
   NewMessage,
 } from './conversations/types.js';
+export {
+  DATA_DIR_LOCK_FILE,
+  DATA_DIR_LOCK_INFO_FILE,
+  type DataDirLock,
+  type DataDirLockHolder,
+  lockDataDir,
+} from './data-dir-lock.js';
 export { type OpenedStorage, openStorage, type StorageModes } from './open-storage.js';
 export {
   createFileStore,
@@ -43,6 +50,7 @@ export {
   type FileStore,
   type FileStoreOptions,
   type PutOptions,
+  type PutResult,
   type SweepResult,
 } from './store/file-store.js';
 export {

@@ -8,7 +8,7 @@ import { createPostgresCatalog } from './catalog/postgres.js';
 import { createSqliteCatalog } from './catalog/sqlite.js';
 import type { Catalog } from './catalog/types.js';
 import type { StorageConfig } from './config/schema.js';
-import { conversationStoreOf } from './conversations/dialects.js';
+import { conversationStoreOf } from './conversations/catalog-conversation-store.js';
 import type { ConversationStore } from './conversations/types.js';
 import { createFileStore, type FileStore, type FileStoreOptions } from './store/file-store.js';
 import { createTokenSigner, type TokenSigner } from './tokens/token-signer.js';
@@ -48,7 +48,6 @@ export async function openStorage(
     conversations,
     modes: { blob: config.blob.driver, catalog: config.catalog.driver, tokens: tokens.mode },
     close: async () => {
-      await conversations.close().catch(() => undefined);
       await files.close();
     },
   };

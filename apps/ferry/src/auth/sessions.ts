@@ -47,7 +47,7 @@ export interface SessionsOptions {
   now?: () => number;
 }
 
-export function isSessionId(value: unknown): value is string {
+function isSessionId(value: unknown): value is string {
   return typeof value === 'string' && SESSION_ID.test(value);
 }
 

@@ -3,8 +3,8 @@
 // fetchable once the call has settled. All of it in memory, bounded per call and in number; one
 // instance only (the Redis fan-out of DESIGN "Files and storage" is not built yet).
 import { randomUUID } from 'node:crypto';
-import { errorEnvelope } from '@ferry/contract';
-import { answerFromError, type CallEvent, type ToolCallRequest, type ToolCallResponse } from '@ferry/host';
+import { type CallEvent, errorEnvelope, type ToolCallResponse } from '@ferry/contract';
+import { answerFromError, type ToolCallRequest } from '@ferry/host';
 import type { CallsConfig } from '../config/app-config.js';
 import { ApiError } from '../http/api-error.js';
 import type { PathRedactor } from '../http/redact-paths.js';

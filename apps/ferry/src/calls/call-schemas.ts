@@ -18,7 +18,7 @@ const UiFileSchema = z.object({
   temporary: z.boolean(),
 });
 
-export const ToolCallResponseSchema = z
+const ToolCallResponseSchema = z
   .object({
     callId: z.string(),
     status: z.enum(['finished', 'failed', 'cancelled']),

@@ -1,12 +1,12 @@
 // Request and response schemas of the chat API (routes/chat.ts), the source of its OpenAPI
 // description. Messages are shown as stored: the user's text as typed (never the file block the
 // model got with it), the model's text and tool calls, and tool results with the stored files.
-import type { AgentMessage } from '@ferry/agent';
+import type { AgentMessage } from '@ferry/contract';
 import type { ConversationRecord, MessageRecord } from '@ferry/storage';
 import { z } from 'zod';
 import { IdSchema } from '../http/schemas.js';
 
-export const MAX_MESSAGE_CHARS = 100_000;
+const MAX_MESSAGE_CHARS = 100_000;
 
 export const CreateConversationBodySchema = z
   .strictObject({ title: z.string().max(200, 'title: at most 200 characters').optional() })
@@ -42,7 +42,7 @@ export const ConversationSchema = z
 
 const FileRefSchema = z.looseObject({ id: z.string(), name: z.string(), mime: z.string(), size: z.number() });
 
-export const MessageSchema = z
+const MessageSchema = z
   .looseObject({
     seq: z.number().int(),
     role: z.enum(['user', 'assistant', 'tool']),

@@ -3,9 +3,11 @@
 // calls.maxRunningPerUser, and their events reach the user's event stream (My Files refreshes
 // when a chat tool stores a file). A call the registry refuses (too many running) comes back to
 // the model as a failed call, not as a crash of the turn.
+
 import { randomUUID } from 'node:crypto';
 import type { AgentHost } from '@ferry/agent';
-import { answerFromError, type ToolCallResponse } from '@ferry/host';
+import type { ToolCallResponse } from '@ferry/contract';
+import { answerFromError } from '@ferry/host';
 import type { CallRegistry } from '../calls/call-registry.js';
 import { ApiError } from '../http/api-error.js';
 import type { AppHost } from '../services.js';

@@ -2,7 +2,8 @@
 // `data: <AgentEvent JSON>` (token, tool_call_started, tool_call_event, tool_call_finished,
 // message, error, turn_finished …). The client going away cancels the turn: the stream is the
 // turn. Messages are stored as the agent settles them, so a cancelled turn keeps what it did.
-import type { Agent, AgentEvent, AgentHost, AgentMessage } from '@ferry/agent';
+import type { Agent, AgentHost } from '@ferry/agent';
+import type { AgentEvent, AgentMessage } from '@ferry/contract';
 import type { ConversationStore } from '@ferry/storage';
 import type { FastifyReply } from 'fastify';
 import type { PathRedactor } from '../http/redact-paths.js';

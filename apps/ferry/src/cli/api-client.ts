@@ -7,7 +7,8 @@ import { request as httpsRequest } from 'node:https';
 import { basename } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CliError, EXIT } from './exit-codes.js';
+import { formatBytes } from '@ferry/contract';
+import { type ApiErrorInfo, CliError, EXIT } from './exit-codes.js';
 
 export interface ApiClientOptions {
   url: string;
@@ -78,6 +79,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
               EXIT.unreachable,
             ),
           );
+        } else if (error.code === 'ECONNRESET' || error.code === 'EPIPE') {
+          reject(new CliError(`Ferry closed the connection (${error.code})`, EXIT.server));
         } else reject(error);
       });
       if (body === undefined) request.end();
@@ -87,38 +90,64 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   const failed = async (response: IncomingMessage): Promise<never> => {
     const text = await readText(response);
-    let message = `HTTP ${response.statusCode}`;
+    const status = response.statusCode ?? 500;
+    let message = `HTTP ${status}`;
+    const info: ApiErrorInfo = { status };
     try {
       const envelope = JSON.parse(text) as {
         results?: { error?: string };
-        meta_data?: { error_code?: string };
+        meta_data?: { error_code?: string; details?: Record<string, unknown> };
       };
       if (envelope.results?.error)
         message = `${envelope.results.error} (${envelope.meta_data?.error_code ?? message})`;
+      if (envelope.meta_data?.error_code) info.code = envelope.meta_data.error_code;
+      if (envelope.meta_data?.details) info.details = envelope.meta_data.details;
     } catch {
       if (text) message = `${message}: ${text.slice(0, 200)}`;
     }
-    throw new CliError(message, (response.statusCode ?? 500) >= 500 ? EXIT.server : EXIT.refused);
+    // 507 E_QUOTA_EXCEEDED is the user's quota, not Ferry failing: refused, like a file too large.
+    const serverFault = status >= 500 && info.code !== 'E_QUOTA_EXCEEDED';
+    throw new CliError(message, serverFault ? EXIT.server : EXIT.refused, info);
   };
+
+  const json = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const response = await send(
+      method,
+      path,
+      payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {},
+      payload,
+    );
+    if ((response.statusCode ?? 0) >= 400) return failed(response);
+    const text = await readText(response);
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+
+  /** The user's per-file limit (GET /api/me), read once; undefined when it cannot be read. */
+  let limit: Promise<number | undefined> | undefined;
 
   return {
     url: base.origin,
-    async json<T>(method: string, path: string, body?: unknown) {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const response = await send(
-        method,
-        path,
-        payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {},
-        payload,
-      );
-      if ((response.statusCode ?? 0) >= 400) return failed(response);
-      const text = await readText(response);
-      return (text ? JSON.parse(text) : undefined) as T;
-    },
+    json,
     async upload(file, opts = {}) {
       const size = (await stat(file).catch(() => undefined))?.size;
       if (size === undefined) throw new CliError(`No such file: ${file}`, EXIT.usage);
       const name = opts.name ?? basename(file);
+      // Ferry refuses a body over its limit before reading it and closes the connection; a client
+      // still sending may then see the reset before the answer. Checked here first, so such a file
+      // is refused the same way every time (and a 10 GB file is not read for nothing).
+      limit ??= json<{ limits: { maxFileSizeBytes: number } }>('GET', '/api/me').then(
+        (me) => me.limits.maxFileSizeBytes,
+        () => undefined,
+      );
+      const max = await limit;
+      if (max !== undefined && size > max) {
+        throw new CliError(
+          `${name} is ${formatBytes(size)} (${size} bytes); Ferry takes at most ${formatBytes(max)} (${max} bytes) per file (E_FILE_TOO_LARGE)`,
+          EXIT.refused,
+          { status: 413, code: 'E_FILE_TOO_LARGE', details: { fileSizeBytes: size, currentLimitBytes: max } },
+        );
+      }
       let done = 0;
       const counter = new Transform({
         transform(chunk: Buffer, _encoding, callback) {

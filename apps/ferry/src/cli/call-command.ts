@@ -1,14 +1,18 @@
-// ferry call <server> <tool> --arg k=v --file [arg=]path --out dir
-// Uploads the files, starts the call, follows its events (progress bar, notices, stored files),
-// prints the result and saves the output files. Ctrl-C cancels the call on the server.
+// ferry call <server> <tool> --arg k=v --file [arg=]path --out dir [--no-input]
+// Checks the tool's required parameters, uploads the files, starts the call, follows its events
+// (progress bar, notices, stored files, the tool's questions asked on the terminal), prints the
+// result and saves the output files. Ctrl-C cancels the call on the server.
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { formatBytes } from '@ferry/contract';
 import type { Command } from 'commander';
 import type { ApiClient, UploadedFile } from './api-client.js';
 import { type CliIo, type CommandContext, contextOf } from './context.js';
+import type { ElicitationQuestion } from './elicitation-form.js';
+import { createFileResolver, createQuestions } from './elicitation-session.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { createLineSource, type LineSource } from './line-source.js';
 import { createProgressBar } from './progress.js';
 import { onInterrupt } from './signals.js';
 import { followEvents } from './sse-reader.js';
@@ -18,6 +22,8 @@ interface CallOptions {
   arg: string[];
   file: string[];
   out?: string;
+  /** false with --no-input: the tool's questions are declined without asking. */
+  input: boolean;
 }
 
 interface CallDetail {
@@ -49,6 +55,10 @@ export function addCallCommand(program: Command, io: CliIo): void {
       [],
     )
     .option('-o, --out <dir>', 'save the output files here')
+    .option(
+      '--no-input',
+      "decline the tool's questions (elicitations) without asking; otherwise they are asked on the terminal, or read line by line from piped stdin",
+    )
     .action(async (server: string, toolName: string, opts: CallOptions, command: Command) => {
       const session = randomUUID();
       const ctx = contextOf(command, io, session);
@@ -75,14 +85,30 @@ async function runCall(
       `Server ${server} has no tool ${toolName} (see: ferry tools ls ${server})`,
       EXIT.usage,
     );
+  // Everything the command line lacks is found before a byte is uploaded or a call is sent.
+  const planned = planFiles(tool, opts.file, args);
+  const missing = missingRequired(tool, args, planned);
+  if (missing.length > 0) {
+    throw new CliError(
+      [
+        `${server} ${toolName}: missing required arguments, nothing was sent:`,
+        ...missing.map((line) => `  ${line}`),
+        `see: ferry tools ls ${server}`,
+      ].join('\n'),
+      EXIT.usage,
+    );
+  }
+  for (const { path } of planned) {
+    if (!(await stat(path).catch(() => undefined))?.isFile())
+      throw new CliError(`No such file: ${path}`, EXIT.usage);
+  }
   const fileInputs: Record<string, string | string[]> = {};
-  for (const spec of opts.file) {
-    const { key, path } = splitFileSpec(spec);
+  for (const { path, target } of planned) {
     const bar = createProgressBar(`uploading ${basename(path)}`, ctx.io.stderr);
     const file = await client.upload(path, { onProgress: (done, total) => bar.update(done, total) });
     bar.stop();
     ctx.note(`uploaded ${file.name} (${formatBytes(file.size)})`);
-    assignFile(tool, key, file, args, fileInputs);
+    assignFile(tool, target, file, args, fileInputs);
   }
 
   const { callId } = await client.json<{ callId: string }>('POST', '/api/calls', {
@@ -98,11 +124,38 @@ async function runCall(
     client.json('DELETE', `/api/calls/${callId}`).catch(() => undefined);
   }, EXIT.interrupted);
   const bar = createProgressBar(toolName, ctx.io.stderr);
+  let asking = false;
+  let lines: LineSource | undefined;
+  const questions = createQuestions({
+    client,
+    callId,
+    mode: opts.input ? 'ask' : 'decline',
+    lines: () => {
+      lines ??= createLineSource({
+        input: ctx.io.stdin ?? process.stdin,
+        output: ctx.io.stderr,
+        // Raw mode swallows Ctrl-C: send ourselves the signal, so it cancels the call as usual.
+        onInterrupt: () => process.kill(process.pid, 'SIGINT'),
+      });
+      return lines;
+    },
+    resolveFile: createFileResolver(client, ctx.io.stderr),
+    note: ctx.note,
+    onAsking: (value) => {
+      asking = value;
+      if (value) bar.stop();
+    },
+  });
   try {
     await followEvents(client, `/api/calls/${callId}/events`, {
       onEvent: ({ event, data }) => {
         const body = JSON.parse(data) as Record<string, unknown>;
-        if (event === 'progress') {
+        if (event === 'elicitation') questions.asked(body as unknown as ElicitationQuestion);
+        else if (event === 'elicitation_answered')
+          questions.answered(String(body.elicitationId), String(body.action));
+        else if (event === 'progress') {
+          // A redrawn bar would overwrite the prompt being typed at.
+          if (asking) return;
           const total = typeof body.total === 'number' ? body.total : undefined;
           bar.update(
             Number(body.progress),
@@ -119,6 +172,8 @@ async function runCall(
       },
     });
   } finally {
+    await questions.close();
+    lines?.close();
     stopListening();
     bar.stop();
   }
@@ -191,31 +246,89 @@ function splitFileSpec(spec: string): { key?: string; path: string } {
   return match ? { key: match[1] as string, path: match[2] as string } : { path: spec };
 }
 
+export interface PlannedFile {
+  path: string;
+  /** The argument the file goes to. */
+  target: string;
+}
+
 /**
- * Where an uploaded file goes: the named argument, else the first free file parameter in the
- * order filename, filenames, file_names, then x-mcp-file inputs.
+ * Where each --file goes, decided before anything is uploaded: the named argument, else the
+ * first free file parameter in the order filename, filenames, file_names, then x-mcp-file inputs.
  */
+function planFiles(tool: ToolInfo, specs: string[], args: Record<string, unknown>): PlannedFile[] {
+  const kinds = new Map(tool.injected.map((p) => [p.name, p.kind]));
+  const filled = new Set(Object.keys(args).filter((key) => args[key] !== undefined));
+  return specs.map((spec) => {
+    const { key, path } = splitFileSpec(spec);
+    const target =
+      key ??
+      ['filename', 'filenames', 'file_names'].find(
+        (name) => kinds.has(name) && (name !== 'filename' || !filled.has('filename')),
+      ) ??
+      tool.fileInputs.find((input) => input.multiple || !filled.has(input.name))?.name;
+    if (target === undefined) {
+      throw new CliError(
+        `${tool.name} takes no (more) files; name the argument: --file <arg>=<path>`,
+        EXIT.usage,
+      );
+    }
+    filled.add(target);
+    return { path, target };
+  });
+}
+
+/**
+ * The required parameters (inputSchema.required, required x-mcp-file inputs) that neither --arg
+ * nor --file fills, each with how to give it. Host-filled ones (username…) and ones with a
+ * default are not the user's to give.
+ */
+function missingRequired(
+  tool: ToolInfo,
+  args: Record<string, unknown>,
+  planned: PlannedFile[],
+): string[] {
+  const injected = new Map(tool.injected.map((p) => [p.name, p]));
+  const properties = tool.inputSchema.properties ?? {};
+  const byFile = new Set(planned.map((p) => p.target));
+  const required = new Set([
+    ...(tool.inputSchema.required ?? []),
+    ...tool.fileInputs.filter((input) => input.required).map((input) => input.name),
+  ]);
+  const missing: string[] = [];
+  for (const name of required) {
+    const param = injected.get(name);
+    if (param?.input === 'host' || byFile.has(name) || properties[name]?.default !== undefined) continue;
+    // x-mcp-file inputs take picked files only (the host refuses text), so --arg cannot fill them.
+    if (param?.input !== 'file-picker' && args[name] !== undefined) continue;
+    if (param?.input === 'file-picker') missing.push(`${name}: a file, --file ${name}=<path>`);
+    else if (param?.input === 'file-names')
+      missing.push(
+        `${name}: one or more files, --file ${name}=<path> (repeat for more; or --arg '${name}=["<name in My Files>"]')`,
+      );
+    else if (param)
+      missing.push(`${name}: a file, --file ${name}=<path> (or --arg ${name}=<name in My Files>)`);
+    else missing.push(`${name}: --arg ${name}=<${typeHint(properties[name]?.type)}>`);
+  }
+  return missing;
+}
+
+function typeHint(type: unknown): string {
+  if (typeof type === 'string') return type === 'string' ? 'value' : type;
+  if (Array.isArray(type)) return type.filter((t) => t !== 'null').join('|') || 'value';
+  return 'value';
+}
+
+/** Puts an uploaded file where planFiles decided. */
 function assignFile(
   tool: ToolInfo,
-  key: string | undefined,
+  target: string,
   file: UploadedFile,
   args: Record<string, unknown>,
   fileInputs: Record<string, string | string[]>,
 ): void {
   const kinds = new Map(tool.injected.map((p) => [p.name, p.kind]));
   const multiple = new Set(tool.fileInputs.filter((f) => f.multiple).map((f) => f.name));
-  const target =
-    key ??
-    ['filename', 'filenames', 'file_names'].find(
-      (name) => kinds.has(name) && (name !== 'filename' || args.filename === undefined),
-    ) ??
-    tool.fileInputs.find((input) => input.multiple || fileInputs[input.name] === undefined)?.name;
-  if (target === undefined) {
-    throw new CliError(
-      `${tool.name} takes no (more) files; name the argument: --file <arg>=<path>`,
-      EXIT.usage,
-    );
-  }
   const kind = kinds.get(target);
   if (kind === 'x-mcp-file') {
     if (multiple.has(target))

@@ -15,6 +15,8 @@ export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /** Where answers to a tool's questions are read. @default process.stdin */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export interface CommandContext {

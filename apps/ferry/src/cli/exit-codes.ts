@@ -15,11 +15,19 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/** What Ferry's error envelope said, so a caller can act on it (re-ask the field it names). */
+export interface ApiErrorInfo {
+  status: number;
+  code?: string;
+  details?: Record<string, unknown>;
+}
+
 export class CliError extends Error {
   override readonly name = 'CliError';
   constructor(
     message: string,
     readonly exitCode: number,
+    readonly api?: ApiErrorInfo,
   ) {
     super(message);
   }

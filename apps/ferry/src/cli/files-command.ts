@@ -2,6 +2,7 @@
 import { basename, join } from 'node:path';
 import { formatBytes } from '@ferry/contract';
 import type { Command } from 'commander';
+import type { UploadedFile } from './api-client.js';
 import { type CliIo, contextOf, table } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { createProgressBar } from './progress.js';
@@ -29,9 +30,17 @@ export function addFilesCommand(program: Command, io: CliIo): void {
     .option('--desc', 'descending order')
     .option('--all-versions', 'every version')
     .option('--limit <n>', 'at most this many', '100')
+    .option('--offset <n>', 'skip this many first (the next page)', '0')
     .action(
       async (
-        opts: { query?: string; sort: string; desc?: boolean; allVersions?: boolean; limit: string },
+        opts: {
+          query?: string;
+          sort: string;
+          desc?: boolean;
+          allVersions?: boolean;
+          limit: string;
+          offset: string;
+        },
         command: Command,
       ) => {
         const ctx = contextOf(command, io);
@@ -39,6 +48,7 @@ export function addFilesCommand(program: Command, io: CliIo): void {
           sort: opts.sort,
           order: opts.desc ? 'desc' : 'asc',
           limit: opts.limit,
+          offset: opts.offset,
         });
         if (opts.query) query.set('q', opts.query);
         if (opts.allVersions) query.set('allVersions', 'true');
@@ -56,7 +66,11 @@ export function addFilesCommand(program: Command, io: CliIo): void {
           `${f.name}${f.temporary ? ' (session)' : ''}`,
         ]);
         for (const line of table([['ID', 'SIZE', 'VER', 'CREATED', 'NAME'], ...rows])) ctx.print(line);
-        if (result.total > result.items.length) ctx.note(`${result.items.length} of ${result.total} shown`);
+        const offset = Number(opts.offset) || 0;
+        if (result.total > result.items.length)
+          ctx.note(
+            `${offset + 1}–${offset + result.items.length} of ${result.total} shown (next: --offset ${offset + result.items.length})`,
+          );
       },
     );
 
@@ -69,20 +83,50 @@ export function addFilesCommand(program: Command, io: CliIo): void {
     .action(async (paths: string[], opts: { name?: string; temporary?: boolean }, command: Command) => {
       const ctx = contextOf(command, io);
       if (opts.name && paths.length > 1) throw new CliError('--name works with one file only', EXIT.usage);
-      const stored = [];
+      const stored: UploadedFile[] = [];
+      const failed: { path: string; error: string; code?: string; exitCode: number }[] = [];
+      let unreachable: CliError | undefined;
+      // Every file gets its own outcome: one refused (too large, quota, bad name) or missing file
+      // must not keep the others from being uploaded.
       for (const path of paths) {
+        if (unreachable) {
+          // Nothing more can succeed; say so per file instead of dialling a dead server again.
+          failed.push({ path, error: 'not uploaded: Ferry is not reachable', exitCode: EXIT.unreachable });
+          ctx.note(`error: ${path}: not uploaded: Ferry is not reachable`);
+          continue;
+        }
         const bar = createProgressBar(`uploading ${basename(path)}`, io.stderr);
-        const file = await ctx.client.upload(path, {
-          ...(opts.name ? { name: opts.name } : {}),
-          ...(opts.temporary ? { query: 'temporary=true' } : {}),
-          onProgress: (done, total) => bar.update(done, total),
-        });
-        bar.stop();
-        stored.push(file);
-        if (!ctx.options.json)
-          ctx.print(`${file.id}  ${file.name} (v${file.version}, ${formatBytes(file.size)})`);
+        try {
+          const file = await ctx.client.upload(path, {
+            ...(opts.name ? { name: opts.name } : {}),
+            ...(opts.temporary ? { query: 'temporary=true' } : {}),
+            onProgress: (done, total) => bar.update(done, total),
+          });
+          bar.stop();
+          stored.push(file);
+          if (!ctx.options.json)
+            ctx.print(`${file.id}  ${file.name} (v${file.version}, ${formatBytes(file.size)})`);
+        } catch (error) {
+          bar.stop();
+          const cliError = error instanceof CliError ? error : undefined;
+          const exitCode = cliError?.exitCode ?? EXIT.toolFailed;
+          if (exitCode === EXIT.unreachable) unreachable = cliError;
+          failed.push({
+            path,
+            error: (error as Error).message,
+            ...(cliError?.api?.code ? { code: cliError.api.code } : {}),
+            exitCode,
+          });
+          ctx.note(`error: ${path}: ${(error as Error).message}`);
+        }
       }
-      if (ctx.options.json) ctx.printJson({ files: stored });
+      if (ctx.options.json) ctx.printJson({ files: stored, failed });
+      if (failed.length > 0) {
+        if (paths.length > 1)
+          ctx.note(`${stored.length} of ${paths.length} files uploaded, ${failed.length} failed`);
+        // The first failure decides, so `ferry files put big.bin` exits as it always did (4, 2…).
+        process.exitCode = failed[0]?.exitCode ?? EXIT.toolFailed;
+      }
     });
 
   files

@@ -8,7 +8,7 @@ import { addFilesCommand } from './files-command.js';
 import { addStartCommand } from './start-command.js';
 import { addToolsCommand } from './tools-command.js';
 
-export function createProgram(io: CliIo): Command {
+function createProgram(io: CliIo): Command {
   const program = new Command('ferry')
     .description('Ferry, the file-aware MCP host')
     .option('--url <url>', 'the Ferry to talk to (env FERRY_URL)', io.env.FERRY_URL || DEFAULT_URL)

@@ -24,12 +24,15 @@ export function addStartCommand(program: Command, io: CliIo): void {
         ...(opts.host ? { host: opts.host } : {}),
         ...(port === undefined ? {} : { port }),
       });
-      for (const line of server.summary) io.stdout.write(`${line}\n`);
-      await new Promise<void>((resolve) => {
+      // The handler first: whoever waits for the summary (a script, a test) may stop Ferry the
+      // moment it appears, and that must be a graceful stop, not the signal's default death.
+      const stopped = new Promise<void>((resolve) => {
         onInterrupt((signal) => {
           io.stderr.write(`\n${signal}: stopping Ferry…\n`);
           server.close().then(resolve, resolve);
         }, EXIT.interrupted);
       });
+      for (const line of server.summary) io.stdout.write(`${line}\n`);
+      await stopped;
     });
 }

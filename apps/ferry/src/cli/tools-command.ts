@@ -7,7 +7,10 @@ export interface ToolInfo {
   name: string;
   title?: string;
   description?: string;
-  inputSchema: { properties?: Record<string, { description?: string; type?: unknown }>; required?: string[] };
+  inputSchema: {
+    properties?: Record<string, { description?: string; type?: unknown; default?: unknown }>;
+    required?: string[];
+  };
   injected: { name: string; kind: string; input: string }[];
   fileInputs: { name: string; multiple: boolean; required: boolean; accept?: string[] }[];
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isValidUsername } from '@ferry/contract';
+import { isValidUsername, SANDBOX_MODES } from '@ferry/contract';
 import { z } from 'zod';
 
 // The sections of ferry.config that belong to the HTTP app: where it listens, who the user is,
@@ -22,7 +22,7 @@ const addressOrBlock = z.string().refine((value) => {
   return /^\d{1,3}$/.test(bits) && prefix <= (family === 4 ? 32 : 128);
 }, 'must be an IP address or a CIDR block such as 10.0.0.0/8');
 
-export const serverSectionSchema = z.strictObject({
+const serverSectionSchema = z.strictObject({
   /** @default '127.0.0.1' (loopback: the embedded default has a single local user) */
   host: z.string().min(1, 'server.host must not be empty').default('127.0.0.1'),
   /** 0 picks a free port. @default 8787 */
@@ -45,10 +45,10 @@ export const serverSectionSchema = z.strictObject({
 });
 
 /** Where proxy mode's shared secret may come from instead of the config file. */
-export const PROXY_SECRET_ENV = 'FERRY_PROXY_SECRET';
+const PROXY_SECRET_ENV = 'FERRY_PROXY_SECRET';
 const MIN_PROXY_SECRET_LENGTH = 16;
 
-export const authSectionSchema = z
+const authSectionSchema = z
   .strictObject({
     /** `local`: everyone is `user`; `proxy`: a trusted reverse proxy names the user. @default 'local' */
     mode: z.enum(['local', 'proxy']).default('local'),
@@ -100,12 +100,12 @@ export const authSectionSchema = z
     }
   });
 
-export const sessionsSectionSchema = z.strictObject({
+const sessionsSectionSchema = z.strictObject({
   /** A session unused this long ends, and its session-only files go. @default 240 */
   idleMinutes: positive('sessions.idleMinutes').default(240),
 });
 
-export const callsSectionSchema = z.strictObject({
+const callsSectionSchema = z.strictObject({
   /** Events kept per call for replay (oldest progress events go first). @default 1000 */
   maxEventsPerCall: count('calls.maxEventsPerCall').default(1000),
   /** How long a finished call's events and outcome stay fetchable. @default 60 */
@@ -122,7 +122,7 @@ export const callsSectionSchema = z.strictObject({
   maxResultBytes: count('calls.maxResultBytes').optional(),
 });
 
-export const uploadsSectionSchema = z.strictObject({
+const uploadsSectionSchema = z.strictObject({
   /** Files one multipart request may carry. @default 100 */
   maxFilesPerRequest: count('uploads.maxFilesPerRequest').default(100),
 });
@@ -156,13 +156,13 @@ const sandboxBindSchema = z.union([
   z.strictObject({ path: absolutePath('sandbox.binds path'), writable: z.boolean().default(false) }),
 ]);
 
-export const sandboxSectionSchema = z.strictObject({
+const sandboxSectionSchema = z.strictObject({
   /**
    * Floor for every local server (a server's own `sandbox` may only make it stricter):
    * `required` refuses to start a local server without bubblewrap; `auto` runs it unsandboxed
    * with a warning; `off` never sandboxes. @default 'auto'
    */
-  mode: z.enum(['required', 'auto', 'off']).default('auto'),
+  mode: z.enum(SANDBOX_MODES).default('auto'),
   /** false: no local server gets the network, whatever its own `network` says. @default true */
   network: z.boolean().default(true),
   /** Host paths tools must not see, on top of Ferry's data directory and config file. */
@@ -215,7 +215,6 @@ export type AppConfigInput = z.input<typeof appConfigSchema>;
 export type AppConfig = z.output<typeof appConfigSchema>;
 export type AuthConfig = AppConfig['auth'];
 export type CallsConfig = AppConfig['calls'];
-export type SandboxConfig = AppConfig['sandbox'];
 
 /** The app's defaults, for tests and tools that build an app without a config file. */
 export function defaultAppConfig(overrides: AppConfigInput = {}): AppConfig {

@@ -1,18 +1,26 @@
 // ferry.config.json, read once at startup: the app's sections (server, auth, sessions, calls,
 // uploads, sandbox), storage (`storage` plus the v2.1 `flags`) and `servers`. Each part is validated by its
 // owner (this app, @ferry/storage, @ferry/host); every problem of every part is reported at once,
-// and the result is deep-frozen. Environment variables override the file.
+// and the result is deep-frozen. Environment variables override the file. A problem is named
+// where it is written (`ferry.config.json:12:5: servers.report.fileMod: unknown setting (did you
+// mean "fileMode"?)`): unknown keys are errors at every level, the top included.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { FerryError } from '@ferry/contract';
-import { loadServerRegistry } from '@ferry/host';
-import { loadStorageConfig, type StorageConfig } from '@ferry/storage';
+import { loadServerRegistry, SERVER_SCHEMA_BY_TRANSPORT } from '@ferry/host';
+import {
+  DEFAULT_DATA_DIR,
+  loadStorageConfig,
+  type StorageConfig,
+  storageConfigSchema,
+  variableFor,
+} from '@ferry/storage';
 import type { z } from 'zod';
 import { type AppConfig, appConfigSchema, deepFreeze } from './app-config.js';
+import { closestName, unknownKeyHint } from './config-hints.js';
+import { findJsonSyntaxError, indexJsonSource, type JsonSource, type SourcePosition } from './json-source.js';
 
-export const DEFAULT_CONFIG_FILE = 'ferry.config.json';
-/** The storage package's default, resolved against the directory Ferry starts in. */
-const DEFAULT_DATA_DIR = './.ferry';
+const DEFAULT_CONFIG_FILE = 'ferry.config.json';
 
 const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads', 'sandbox'] as const;
 const KNOWN_SECTIONS = new Set<string>([...APP_SECTIONS, 'servers', 'storage', 'flags', '$schema']);
@@ -24,7 +32,7 @@ export interface FerryConfig {
   readonly storage: StorageConfig;
   /** What `createHost({ config })` takes: the `servers` section, relative cwds resolved. */
   readonly host: { readonly servers: Readonly<Record<string, unknown>> };
-  /** Sections nobody reads (a typo or a newer Ferry's setting). */
+  /** What an operator should know but does not stop Ferry (none so far: unknown keys are errors). */
   readonly warnings: readonly string[];
 }
 
@@ -43,14 +51,21 @@ export function loadFerryConfig(options: LoadFerryConfigOptions = {}): FerryConf
   const explicit = options.path ?? nonEmpty(env.FERRY_CONFIG);
   const path = explicit ? resolve(cwd, explicit) : resolve(cwd, DEFAULT_CONFIG_FILE);
   let file: Record<string, unknown> = {};
+  let source: string | undefined;
   let used: string | undefined;
   if (existsSync(path)) {
-    file = readJson(path);
+    ({ file, source } = readJson(path, shownPath(path, cwd)));
     used = path;
   } else if (explicit) {
     throw new FerryError('E_INVALID_INPUT', `Config file not found: ${path}`, { field: 'config' });
   }
-  return parseFerryConfig(file, { env, cwd, baseDir: used ? dirname(used) : cwd, path: used });
+  return parseFerryConfig(file, {
+    env,
+    cwd,
+    baseDir: used ? dirname(used) : cwd,
+    path: used,
+    ...(source === undefined ? {} : { source }),
+  });
 }
 
 /**
@@ -60,23 +75,40 @@ export function loadFerryConfig(options: LoadFerryConfigOptions = {}): FerryConf
  */
 export function parseFerryConfig(
   file: Record<string, unknown>,
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; baseDir?: string; path?: string } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    baseDir?: string;
+    path?: string;
+    /** The file's text, so that problems are named at their line and column. */
+    source?: string;
+  } = {},
 ): FerryConfig {
   const cwd = options.cwd ?? process.cwd();
   const baseDir = options.baseDir ?? cwd;
   const env = withAbsoluteDataDir(options.env ?? process.env, cwd);
-  const problems: string[] = [];
+  const problems: Problem[] = [];
+  const note = (text: string, path?: readonly PropertyKey[]) => problems.push({ text, path });
+
+  for (const key of Object.keys(file)) {
+    if (KNOWN_SECTIONS.has(key)) continue;
+    const guess = closestName(key, KNOWN_SECTIONS);
+    note(`${key}: unknown section${guess ? ` (did you mean "${guess}"?)` : ''}`, [key]);
+  }
 
   const appInput = Object.fromEntries(APP_SECTIONS.map((key) => [key, structuredClone(file[key] ?? {})]));
-  applyAppEnv(appInput, env, problems);
+  applyAppEnv(appInput, env, (text) => note(text));
   const app = appConfigSchema.safeParse(appInput);
-  if (!app.success) problems.push(...app.error.issues.map(describeIssue));
+  if (!app.success) {
+    for (const issue of app.error.issues)
+      for (const problem of describeIssue(issue, file)) problems.push(problem);
+  }
 
   let storage: StorageConfig | undefined;
   try {
     const storageFile = {
-      ...record(file.storage, 'storage', problems),
-      ...record(file.flags, 'flags', problems),
+      ...record(file.storage, 'storage', note),
+      ...record(file.flags, 'flags', note),
     };
     // An empty or non-string dataDir is left for the storage schema to name.
     if (storageFile.dataDir === undefined) storageFile.dataDir = DEFAULT_DATA_DIR;
@@ -85,31 +117,104 @@ export function parseFerryConfig(
     }
     storage = loadStorageConfig({ file: storageFile, env });
   } catch (error) {
-    problems.push((error as Error).message);
+    const found = storageProblems(error, file);
+    if (found) problems.push(...found);
+    else note((error as Error).message);
   }
 
-  const servers = withDefaultCwd(record(file.servers, 'servers', problems), baseDir);
+  const servers = withDefaultCwd(record(file.servers, 'servers', note), baseDir);
   try {
     loadServerRegistry({ servers });
   } catch (error) {
-    problems.push((error as Error).message);
+    const found = serverProblems(error, servers);
+    if (found) problems.push(...found);
+    else note((error as Error).message);
   }
 
   if (problems.length > 0 || !app.success || !storage) {
     const where = options.path ? ` (${options.path})` : '';
-    throw new FerryError(
-      'E_INVALID_INPUT',
-      `Invalid Ferry configuration${where}:\n  ${problems.join('\n  ')}`,
-      {
-        field: 'config',
-        problems,
-      },
+    const lines = formatProblems(
+      problems,
+      options.source,
+      options.path ? shownPath(options.path, cwd) : undefined,
     );
+    throw new FerryError('E_INVALID_INPUT', `Invalid Ferry configuration${where}:\n  ${lines.join('\n  ')}`, {
+      field: 'config',
+      problems: lines,
+    });
   }
-  const warnings = Object.keys(file)
-    .filter((key) => !KNOWN_SECTIONS.has(key))
-    .map((key) => `ferry.config: unknown section "${key}" is ignored`);
-  return deepFreeze({ path: options.path, app: app.data, storage, host: { servers }, warnings });
+  return deepFreeze({ path: options.path, app: app.data, storage, host: { servers }, warnings: [] });
+}
+
+/** One problem: its text, and the path of the key it is about in the file (when it is there). */
+interface Problem {
+  text: string;
+  path?: readonly PropertyKey[] | undefined;
+}
+
+/** `file:line:column: text` for the problems whose key is in the file; the others as they are. */
+function formatProblems(
+  problems: readonly Problem[],
+  source: string | undefined,
+  file: string | undefined,
+): string[] {
+  const index: JsonSource | undefined = source === undefined ? undefined : indexJsonSource(source);
+  const placed = problems.map(({ text, path }) => ({ text, at: path && index?.locate(path) }));
+  // In the order of the file, as an editor lists them; what is not in the file (variables) last.
+  const order = (at: SourcePosition | undefined) =>
+    at ? at.line * 1e6 + at.column : Number.POSITIVE_INFINITY;
+  placed.sort((a, b) => order(a.at) - order(b.at));
+  return placed.map(({ text, at }) => (at && file ? `${file}:${at.line}:${at.column}: ${text}` : text));
+}
+
+const FLAG_KEYS = new Set([
+  'persist_files_across_sessions',
+  'base64_size_limit_mb',
+  'max_file_size_mb',
+  'user_quota_mb',
+  'deferred_expires_hours',
+]);
+
+/** @ferry/storage's problems (fields of `storage` and `flags` merged), placed back in their section. */
+function storageProblems(error: unknown, file: Record<string, unknown>): Problem[] | undefined {
+  const found = error instanceof FerryError ? error.details?.problems : undefined;
+  if (!Array.isArray(found)) return undefined;
+  const flags = isRecord(file.flags) ? file.flags : {};
+  return (found as { field: string; variable?: string; message: string }[]).map((p) => {
+    const fieldPath = p.field === '(root)' ? [] : p.field.split('.');
+    const head = fieldPath[0];
+    const section =
+      head !== undefined && (head in flags || (FLAG_KEYS.has(head) && !isRecord(file.storage)))
+        ? 'flags'
+        : 'storage';
+    const dotted = [section, ...fieldPath].join('.');
+    if (p.variable !== undefined) return { text: `${p.variable} (${dotted}): ${p.message}` };
+    const variable = variableFor(p.field);
+    const hint = unknownKeyHint(storageConfigSchema, fieldPath);
+    return {
+      text: `${dotted}: ${p.message}${hint}${variable === undefined || p.message.includes(variable) ? '' : ` (or set ${variable})`}`,
+      path: [section, ...fieldPath],
+    };
+  });
+}
+
+/** @ferry/host's problems with the `servers` section, each at its server's key. */
+function serverProblems(error: unknown, servers: Record<string, unknown>): Problem[] | undefined {
+  const found = error instanceof FerryError ? error.details?.problems : undefined;
+  if (!Array.isArray(found)) return undefined;
+  return (found as { server: string; field: string; message: string }[]).map((p) => {
+    if (p.server === '') return { text: `servers: ${p.message}`, path: ['servers'] };
+    const fieldPath = p.field === '(root)' || p.field === '(name)' ? [] : p.field.split('.');
+    const entry = servers[p.server];
+    const transport = isRecord(entry) ? entry.transport : undefined;
+    const schema =
+      transport === 'stdio' || transport === 'http' || transport === 'sse'
+        ? SERVER_SCHEMA_BY_TRANSPORT[transport]
+        : undefined;
+    const hint = schema && fieldPath.length > 0 ? unknownKeyHint(schema, fieldPath) : '';
+    const dotted = ['servers', p.server, ...fieldPath].join('.');
+    return { text: `${dotted}: ${p.message}${hint}`, path: ['servers', p.server, ...fieldPath] };
+  });
 }
 
 // Each variable sets one field; the file's value stays when a variable is unset or empty.
@@ -128,7 +233,11 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'list'][]
   ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
 ];
 
-function applyAppEnv(input: Record<string, unknown>, env: NodeJS.ProcessEnv, problems: string[]): void {
+function applyAppEnv(
+  input: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  problem: (text: string) => void,
+): void {
   for (const [variable, section, field, kind] of APP_ENV) {
     const text = nonEmpty(env[variable]);
     if (text === undefined) continue;
@@ -136,7 +245,7 @@ function applyAppEnv(input: Record<string, unknown>, env: NodeJS.ProcessEnv, pro
     if (typeof target !== 'object' || target === null) continue;
     if (kind === 'number') {
       if (!/^\d+(\.\d+)?$/.test(text.trim())) {
-        problems.push(`${variable} (${section}.${field}): expected a number, got "${text}"`);
+        problem(`${variable} (${section}.${field}): expected a number, got "${text}"`);
         continue;
       }
       target[field] = Number(text);
@@ -181,36 +290,80 @@ function withAbsoluteDataDir(env: NodeJS.ProcessEnv, cwd: string): NodeJS.Proces
     : { ...env, FERRY_DATA_DIR: resolve(cwd, dataDir) };
 }
 
-function readJson(path: string): Record<string, unknown> {
-  let parsed: unknown;
+/** The file parsed, and its text; a syntax error is named at its line and column, the line shown. */
+function readJson(path: string, shown: string): { file: Record<string, unknown>; source: string } {
+  let source: string;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    // An editor's byte order mark is not part of the JSON.
+    source = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new FerryError('E_INVALID_INPUT', `Cannot read ${path}: ${(error as Error).message}`, {
       field: 'config',
     });
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(source);
+  } catch (error) {
+    // V8's own message gives an offset at best and quotes the text (secrets included) at worst.
+    const found = findJsonSyntaxError(source);
+    const message = found
+      ? `${shown}:${found.line}:${found.column}: invalid JSON: ${found.message}\n${found.excerpt}`
+      : `${shown}: invalid JSON (${(error as Error).message.replace(/,? ".*$/s, '')})`;
+    throw new FerryError('E_INVALID_INPUT', message, {
+      field: 'config',
+      ...(found ? { line: found.line, column: found.column } : {}),
+    });
+  }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new FerryError('E_INVALID_INPUT', `${path}: the config must be a JSON object`, { field: 'config' });
   }
-  return parsed as Record<string, unknown>;
+  return { file: parsed as Record<string, unknown>, source };
 }
 
-function record(value: unknown, section: string, problems: string[]): Record<string, unknown> {
+function record(value: unknown, section: string, problem: (text: string, path?: PropertyKey[]) => void) {
   if (value === undefined) return {};
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    return structuredClone(value) as Record<string, unknown>;
-  }
-  problems.push(`${section}: must be an object`);
+  if (isRecord(value)) return structuredClone(value) as Record<string, unknown>;
+  problem(`${section}: must be an object`, [section]);
   return {};
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String).join('.');
+function describeIssue(issue: z.core.$ZodIssue, file: Record<string, unknown>): Problem[] {
+  const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `${path ? `${path}.` : ''}${key}: unknown setting`).join('\n  ');
+    return issue.keys.map((key) => {
+      const path = [...issue.path, key];
+      const value = valueAt(file, path);
+      // `"server": { "report": { "transport": … } }`: an MCP server under the HTTP server's section.
+      const misplaced =
+        issue.path.length === 1 &&
+        issue.path[0] === 'server' &&
+        isRecord(value) &&
+        ('transport' in value || 'command' in value || 'url' in value);
+      const hint = misplaced
+        ? ' (MCP servers go under "servers": did you mean "servers"?)'
+        : unknownKeyHint(appConfigSchema, path);
+      return { text: `${dotted(path)}: unknown setting${hint}`, path };
+    });
   }
-  return `${path || '(root)'}: ${issue.message}`;
+  return [{ text: `${dotted(issue.path) || '(root)'}: ${issue.message}`, path: issue.path }];
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const key of path)
+    node = isRecord(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+  return node;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A path as the user typed it: relative to the directory Ferry was started in when inside it. */
+function shownPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

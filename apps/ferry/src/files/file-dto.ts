@@ -29,12 +29,19 @@ export const FileDtoSchema = z
         nextActions: z.array(z.string()).optional().describe("A deferred artifact's next_actions"),
       })
       .nullable(),
+    unchanged: z
+      .boolean()
+      .optional()
+      .describe(
+        'Upload answers only: true when these bytes already were the latest version of the name, which is returned; nothing new was stored',
+      ),
   })
   .meta({ id: 'File' });
 
 export type FileDto = z.infer<typeof FileDtoSchema>;
 
-export function toFileDto(record: FileRecord): FileDto {
+/** `unchanged` comes from FileStore.put (PutResult) and is shown only when true. */
+export function toFileDto(record: FileRecord & { unchanged?: boolean }): FileDto {
   return {
     id: record.id,
     name: record.name,
@@ -49,5 +56,6 @@ export function toFileDto(record: FileRecord): FileDto {
     expiresAt: record.expiresAt ? record.expiresAt.toISOString() : null,
     createdAt: record.createdAt.toISOString(),
     info: record.info ? { ...record.info } : null,
+    ...(record.unchanged ? { unchanged: true } : {}),
   };
 }

@@ -10,7 +10,14 @@ import type { PathRedactor } from './redact-paths.js';
 export function installErrorHandler(app: FastifyInstance, redact: PathRedactor): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, envelope } = toResponse(error, request);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) {
+      // An expected failure (a tool server that cannot start, a timeout) is one line, its
+      // reason; only the unexpected (E_INTERNAL, a bug) carries a stack.
+      if (error instanceof FerryError && error.code !== 'E_INTERNAL') {
+        const server = error.details?.server;
+        request.log.warn({ code: error.code, ...(typeof server === 'string' && { server }) }, error.message);
+      } else request.log.error({ err: error }, 'request failed');
+    }
     sendEnvelope(reply, status, redact(envelope));
   });
   app.setNotFoundHandler((request, reply) => {
@@ -27,7 +34,7 @@ function sendEnvelope(reply: FastifyReply, status: number, envelope: ErrorEnvelo
   reply.serializer((payload: unknown) => JSON.stringify(payload)).send(envelope);
 }
 
-export function toResponse(
+function toResponse(
   error: FastifyError,
   request: FastifyRequest,
 ): { status: number; envelope: ErrorEnvelope } {

@@ -3,7 +3,7 @@
 // passes ?lastEventId=) gets every kept event after that seq, then the live ones. The stream ends
 // when the call has settled; a settled call with nothing left to send answers 204, which tells
 // EventSource to stop reconnecting.
-import type { CallEvent } from '@ferry/host';
+import type { CallEvent } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';

@@ -13,6 +13,13 @@ import {
 import { ApiError, notFound } from '../http/api-error.js';
 import { errorResponses, IdParamsSchema, IdSchema } from '../http/schemas.js';
 
+// Strict: an unknown parameter (a misspelt `limt`, a `cursor` this API does not have) is a 400
+// instead of a silently unpaged answer.
+const ListCallsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
 export const callRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls, host, sessions } = app.ferry;
 
@@ -55,18 +62,31 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
     '/calls',
     {
       schema: {
-        summary: "The user's recent calls",
+        summary: "The user's recent calls, newest first",
+        description: 'Paged by limit/offset like GET /api/files; total counts every kept call.',
         tags: ['calls'],
-        response: { 200: z.object({ items: z.array(CallSummarySchema) }), ...errorResponses },
+        querystring: ListCallsQuerySchema,
+        response: {
+          200: z.object({
+            items: z.array(CallSummarySchema),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {
       const { owner } = identityOf(request);
-      const items = calls
-        .list(owner)
-        .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime())
-        .map(toCallSummary);
-      return { items };
+      const { limit, offset } = request.query;
+      const all = calls.list(owner).sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime());
+      return {
+        items: all.slice(offset, offset + limit).map(toCallSummary),
+        total: all.length,
+        limit,
+        offset,
+      };
     },
   );
 

@@ -70,7 +70,12 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         querystring: ListConversationsQuerySchema,
         response: {
-          200: z.object({ items: z.array(ConversationSchema), total: z.number().int() }),
+          200: z.object({
+            items: z.array(ConversationSchema),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
           ...errorResponses,
         },
       },
@@ -82,6 +87,8 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       return {
         items: page.items.map((c) => toConversationJson(c, turns.isRunning(owner, c.id))),
         total: page.total,
+        limit: request.query.limit,
+        offset: request.query.offset,
       };
     },
   );

@@ -3,21 +3,33 @@
 //   multipart — every file part is one file (many per request), named by its filename; a part
 //               whose name normalizes to nothing fails the request, naming its form field
 // The size limit is enforced while streaming (FileStore's E_FILE_TOO_LARGE, partial bytes
-// removed); a declared Content-Length over it is refused before a byte is read. A multipart
-// request is all or nothing: when one part fails, the parts stored before it are deleted again.
+// removed); a declared Content-Length over it is refused before a byte is read. A refusal names
+// the file's real size: the Content-Length, or, for a part or a chunked body, the rest of the file
+// read and counted without being kept (up to MEASURE_PAST_LIMIT_BYTES past the limit; beyond that
+// it says "more than"). A multipart request is all or nothing: when one part fails, the parts
+// stored before it are deleted again. Bytes that are already the latest version of the name are
+// not stored again: the existing version comes back with `unchanged: true`.
 
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { FerryError, isValidMime, mimeEssence } from '@ferry/contract';
-import type { FileRecord, PutOptions } from '@ferry/storage';
+import type { PutOptions, PutResult } from '@ferry/storage';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf, sessionOf } from '../auth/request-context.js';
 import { FileDtoSchema, toFileDto } from '../files/file-dto.js';
+import { measuredBody } from '../files/measured-body.js';
+import { uploadOverQuota, uploadTooLarge } from '../files/upload-errors.js';
 import { errorResponses, QueryBoolean } from '../http/schemas.js';
 
-export const FILE_NAME_HEADER = 'x-file-name';
+const FILE_NAME_HEADER = 'x-file-name';
+
+/**
+ * How far past the limit a refused file is still read, only to count it: enough to name the real
+ * size of the usual near miss, little enough that a client sending gigabytes is not followed.
+ */
+export const MEASURE_PAST_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const UploadQuerySchema = z.object({
   name: z.string().min(1).max(1024).optional().describe('Raw-body uploads: the file name'),
@@ -67,45 +79,66 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
         ...(query.description === undefined ? {} : { description: query.description }),
         signal: abortedWith(request),
       };
-      const put = async (name: string, body: Readable, mime: string | undefined) => {
+      /** `knownBytes`: the file's size when the request says it (a raw body's Content-Length). */
+      const put = async (name: string, source: Readable, mime: string | undefined, knownBytes?: number) => {
+        const measured = measuredBody(source, maxBytes + MEASURE_PAST_LIMIT_BYTES);
         try {
           sessionKey ??= sessionOf(request, reply, sessions).key;
-          return await files.put(owner, name, body, {
+          return await files.put(owner, name, measured.body, {
             ...options,
             sessionId: sessionKey,
             ...(mime ? { mime } : {}),
           });
         } catch (error) {
+          if (error instanceof FerryError && isSizeRefusal(error)) {
+            const size =
+              knownBytes === undefined
+                ? await measured.measure()
+                : { exact: true as const, bytes: knownBytes };
+            const explained =
+              error.code === 'E_FILE_TOO_LARGE'
+                ? uploadTooLarge(name, size, maxBytes)
+                : uploadOverQuota(error, name, size);
+            throw classify(explained, request, reply);
+          }
           throw classify(error, request, reply);
         }
       };
 
       if (!request.isMultipart()) {
-        const declared = Number(request.headers['content-length']);
+        const header = request.headers['content-length'];
+        const declared = header === undefined || header === '' ? Number.NaN : Number(header);
+        const name = query.name ?? headerName(request.headers[FILE_NAME_HEADER]);
         if (Number.isFinite(declared) && declared > maxBytes) {
           reply.header('connection', 'close');
-          throw new FerryError('E_FILE_TOO_LARGE', `File exceeds the limit of ${maxBytes} bytes`, {
-            file_size_bytes: declared,
-            current_limit_bytes: maxBytes,
-          });
+          throw uploadTooLarge(name, { exact: true, bytes: declared }, maxBytes);
         }
-        const name = query.name ?? headerName(request.headers[FILE_NAME_HEADER]);
         if (name === undefined) {
           throw new FerryError('E_INVALID_INPUT', `A file name is required: ?name= or ${FILE_NAME_HEADER}`, {
             field: 'name',
           });
         }
-        const record = await put(name, request.raw, claimedType(request.headers['content-type']));
+        const record = await put(
+          name,
+          request.raw,
+          claimedType(request.headers['content-type']),
+          Number.isFinite(declared) ? declared : undefined,
+        );
         reply.code(201);
         return { files: [toFileDto(record)] };
       }
 
-      const stored: FileRecord[] = [];
+      const stored: PutResult[] = [];
       try {
         let parts: AsyncIterableIterator<import('@fastify/multipart').Multipart>;
         try {
+          // busboy's own cut-off lies past the limit, so a refused part can still be counted
+          // (FileStore enforces the limit itself).
           parts = request.parts({
-            limits: { fileSize: maxBytes + 1, files: config.uploads.maxFilesPerRequest },
+            limits: {
+              fileSize: maxBytes + MEASURE_PAST_LIMIT_BYTES,
+              files: config.uploads.maxFilesPerRequest,
+            },
           });
         } catch (error) {
           throw malformed(error);
@@ -140,7 +173,9 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
           }
         }
       } catch (error) {
-        await Promise.all(stored.map((file) => files.delete(owner, file.id).catch(() => undefined)));
+        // A file found unchanged was stored before this request: it stays.
+        const added = stored.filter((file) => !file.unchanged);
+        await Promise.all(added.map((file) => files.delete(owner, file.id).catch(() => undefined)));
         throw error;
       }
       if (stored.length === 0) {
@@ -162,6 +197,10 @@ function classify(error: unknown, request: FastifyRequest, reply: FastifyReply):
   if (error instanceof FerryError || hasStatus(error)) return error;
   if (!request.raw.complete || request.raw.destroyed || isBodyError(error)) return malformed(error);
   return error;
+}
+
+function isSizeRefusal(error: FerryError): boolean {
+  return error.code === 'E_FILE_TOO_LARGE' || error.code === 'E_QUOTA_EXCEEDED';
 }
 
 /** A refused file name, said of the form field it came in, so the uploader knows which file. */

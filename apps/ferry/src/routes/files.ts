@@ -18,6 +18,12 @@ const ListQuerySchema = z.object({
   session: z.literal('current').optional().describe('Only files stored in the X-Ferry-Session session'),
 });
 
+// Strict, unlike the older list query above: an unknown parameter is a 400, not an unpaged answer.
+const VersionsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});
+
 export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files, sessions } = app.ferry;
 
@@ -81,15 +87,32 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'Every version of the file’s name, newest first',
+        description: 'Paged by limit/offset like GET /api/files.',
         tags: ['files'],
         params: IdParamsSchema,
-        response: { 200: z.object({ items: z.array(FileDtoSchema) }), ...errorResponses },
+        querystring: VersionsQuerySchema,
+        response: {
+          200: z.object({
+            items: z.array(FileDtoSchema),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {
       const { owner } = identityOf(request);
+      const { limit, offset } = request.query;
       const file = await files.stat(owner, { id: request.params.id });
-      return { items: (await files.versions(owner, file.name)).map(toFileDto) };
+      const versions = await files.versions(owner, file.name);
+      return {
+        items: versions.slice(offset, offset + limit).map(toFileDto),
+        total: versions.length,
+        limit,
+        offset,
+      };
     },
   );
 

@@ -1,5 +1,6 @@
 // GET /api/status: the effective modes (storage, catalog, auth, sandbox, LLM) and the warnings an
 // operator or user must see, such as local tools running without the sandbox.
+import { SANDBOX_MODES } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
@@ -14,7 +15,7 @@ const StatusSchema = z
     auth: z.string(),
     llm: z.string(),
     sandbox: z.object({
-      mode: z.enum(['required', 'auto', 'off']),
+      mode: z.enum(SANDBOX_MODES),
       effectiveMode: z
         .enum(['sandboxed', 'unsandboxed', 'refused'])
         .describe(

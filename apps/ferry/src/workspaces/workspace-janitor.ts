@@ -1,5 +1,5 @@
-// When a user's workspace (/tmp/{username}/ as their tools see it) is emptied, and when it goes
-// (issue 6, item 5). Everything worth keeping is in My Files already: inputs are copies of it,
+// When a user's workspace (/tmp/{username}/ as their tools see it) is emptied, and when it goes.
+// Everything worth keeping is in My Files already: inputs are copies of it,
 // outputs are stored when each call ends. So once a user has no live session here and no call
 // running here, their local servers are stopped (they keep state about files that are about to go)
 // and the workspace is emptied: at once when their last session is ended explicitly, on the

@@ -1,4 +1,5 @@
-import type { CallEvent, ToolCallRequest, ToolCallResponse } from '@ferry/host';
+import type { CallEvent, ToolCallResponse } from '@ferry/contract';
+import type { ToolCallRequest } from '@ferry/host';
 import { describe, expect, it } from 'vitest';
 import { type CallRegistry, createCallRegistry } from '../../src/calls/call-registry.js';
 import { type AppConfigInput, defaultAppConfig } from '../../src/config/app-config.js';

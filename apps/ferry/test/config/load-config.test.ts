@@ -105,9 +105,133 @@ describe('loadFerryConfig', () => {
     expect(() => parseFerryConfig({}, { env: { FERRY_PORT: 'abc' } })).toThrow(/FERRY_PORT/);
   });
 
-  it('warns about sections nobody reads', () => {
-    expect(parseFerryConfig({ llm: {} }, { env: {} }).warnings).toEqual([
-      'ferry.config: unknown section "llm" is ignored',
+  it('an unknown section is an error, with the section it was probably meant to be', () => {
+    expect(() => parseFerryConfig({ llm: {} }, { env: {} })).toThrow(/llm: unknown section$/m);
+    expect(() => parseFerryConfig({ serverz: {} }, { env: {} })).toThrow(
+      /serverz: unknown section \(did you mean "servers"\?\)/,
+    );
+    expect(parseFerryConfig({ $schema: 'x', servers: {} }, { env: {} }).warnings).toEqual([]);
+  });
+});
+
+describe('where a problem is written', () => {
+  /** The message loadFerryConfig throws for this file text. */
+  async function problemOf(text: string): Promise<string> {
+    const path = join(dir, 'ferry.config.json');
+    await writeFile(path, text);
+    try {
+      loadFerryConfig({ path, cwd: dir, env: {} });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('the config was accepted');
+  }
+
+  it('a JSON syntax error: file:line:column, the line shown with a caret under the column', async () => {
+    const message = await problemOf(
+      [
+        '{',
+        '  "servers": {',
+        '    "report": {',
+        '      "transport": "stdio"',
+        '      "command": "node"',
+        '    }',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+    expect(message).toBe(
+      [
+        `ferry.config.json:4:27: invalid JSON: missing ',' after the value of "transport"`,
+        '  4 |       "transport": "stdio"',
+        '    |                           ^',
+      ].join('\n'),
+    );
+  });
+
+  it.each([
+    [
+      'a trailing comma',
+      '{\n  "servers": {},\n}\n',
+      "ferry.config.json:2:16: invalid JSON: trailing comma before '}'",
+    ],
+    [
+      'a comment',
+      '{\n  // the servers\n  "servers": {}\n}',
+      'ferry.config.json:2:3: invalid JSON: comments are not allowed',
+    ],
+    [
+      'a bare key',
+      '{ servers: {} }',
+      'ferry.config.json:1:3: invalid JSON: property names must be in double quotes: "servers"',
+    ],
+    [
+      'an unclosed object',
+      '{\n  "servers": {\n',
+      "ferry.config.json:2:14: invalid JSON: this object is never closed (missing '}')",
+    ],
+    ['an empty file', '', 'ferry.config.json:1:1: invalid JSON: unexpected end of the file'],
+  ])('%s', async (_, text, expected) => {
+    expect(await problemOf(text)).toContain(expected);
+  });
+
+  it('a BOM is not an error; a secret on the bad line is only shown in that line, never echoed whole', async () => {
+    expect(await problemOf('\uFEFF{"servers": 1}')).toMatch(/servers/);
+    const message = await problemOf('{"auth": {"proxySecret": "s3cret-s3cret-s3cret"}, "servers": {,}}');
+    expect(message.split('\n')[0]).toBe(
+      "ferry.config.json:1:63: invalid JSON: expected a property name in double quotes, found ','",
+    );
+  });
+
+  it('unknown keys at every level: file:line:column, and "did you mean" the setting it is close to', async () => {
+    const text = JSON.stringify(
+      {
+        server: { port: 8787, report: { transport: 'stdio', command: 'node' } },
+        sandbox: { mod: 'auto', limits: { memoryByte: 1 } },
+        auth: { trustedProxy: ['127.0.0.1'] },
+        flags: { max_file_size: 5 },
+        storage: { blob: { driver: 'local', rot: '/srv' } },
+        servers: {
+          report: { transport: 'stdio', command: 'node', fileMod: 'path', timeouts: { timeoutSecond: 3 } },
+          remote: { transport: 'http', url: 'http://127.0.0.1:9/mcp', header: {} },
+        },
+      },
+      null,
+      2,
+    );
+    const lines = (await problemOf(text))
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
+    const at = (key: string) => {
+      const line = text.split('\n').findIndex((l) => l.includes(`"${key}"`));
+      return `ferry.config.json:${line + 1}:${(text.split('\n')[line] as string).indexOf(`"${key}"`) + 1}`;
+    };
+    expect(lines).toEqual([
+      `${at('report')}: server.report: unknown setting (MCP servers go under "servers": did you mean "servers"?)`,
+      `${at('mod')}: sandbox.mod: unknown setting (did you mean "mode"?)`,
+      `${at('memoryByte')}: sandbox.limits.memoryByte: unknown setting (did you mean "memoryBytes"?)`,
+      `${at('trustedProxy')}: auth.trustedProxy: unknown setting (did you mean "trustedProxies"?)`,
+      `${at('max_file_size')}: flags.max_file_size: unknown setting (did you mean "max_file_size_mb"?)`,
+      `${at('rot')}: storage.blob.rot: unknown setting (did you mean "root"?)`,
+      `${at('fileMod')}: servers.report.fileMod: not a setting of stdio servers (did you mean "fileMode"?)`,
+      `${at('timeoutSecond')}: servers.report.timeouts.timeoutSecond: not a setting of stdio servers (did you mean "timeoutSeconds"?)`,
+      `${at('header')}: servers.remote.header: not a setting of http servers (did you mean "headers"?)`,
     ]);
+  });
+
+  it('a bad value is named at its key; one set by a variable names the variable', async () => {
+    const message = await problemOf('{\n  "server": {\n    "port": "eighty"\n  }\n}');
+    expect(message).toMatch(/^ {2}ferry\.config\.json:3:5: server\.port: /m);
+    const path = join(dir, 'ferry.config.json');
+    expect(() => loadFerryConfig({ path, cwd: dir, env: { FERRY_MAX_FILE_SIZE_MB: 'lots' } })).toThrow(
+      /^ {2}FERRY_MAX_FILE_SIZE_MB \(flags\.max_file_size_mb\): expected a number/m,
+    );
+  });
+
+  it('a PostgreSQL catalog without a token key: the refusal says to set FERRY_TOKEN_SECRET, on every instance', () => {
+    expect(() => parseFerryConfig({}, { env: { FERRY_DATABASE_URL: 'postgres://ferry@db/ferry' } })).toThrow(
+      /storage\.tokens\.keys: a PostgreSQL catalog .* set FERRY_TOKEN_SECRET to the same random secret .* on every instance/,
+    );
   });
 });

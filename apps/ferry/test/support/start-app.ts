@@ -1,6 +1,7 @@
 // A real Ferry for tests: storage (local disk + SQLite) in a fresh temporary directory, the host
-// with the example servers of the repository's ferry.config.json, the app listening on a random
-// loopback port. `http()` is a small node:http client that can send what fetch refuses to.
+// with the example servers of the repository's ferry.config.json and test/ferry.test-config.json,
+// the app listening on a random loopback port. `http()` is a small node:http client that can send
+// what fetch refuses to.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as connectSocket } from 'node:net';
@@ -80,13 +81,20 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   };
 }
 
-/** The example servers from the repository's ferry.config.json, run from the repository root. */
+/** Servers only tests run (escape, legacy, the slow server with hang and crash), over ferry.config.json's. */
+const TEST_CONFIG = join(REPO_ROOT, 'test/ferry.test-config.json');
+
+/**
+ * The example servers from the repository's ferry.config.json and test/ferry.test-config.json
+ * (which wins for a server in both), run from the repository root.
+ */
 export async function exampleServers(): Promise<Record<string, unknown>> {
-  const config = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8')) as {
-    servers: Record<string, Record<string, unknown>>;
-  };
+  const read = async (path: string) =>
+    (JSON.parse(await readFile(path, 'utf8')) as { servers: Record<string, Record<string, unknown>> })
+      .servers;
+  const all = { ...(await read(join(REPO_ROOT, 'ferry.config.json'))), ...(await read(TEST_CONFIG)) };
   const servers: Record<string, unknown> = {};
-  for (const [name, server] of Object.entries(config.servers)) {
+  for (const [name, server] of Object.entries(all)) {
     servers[name] =
       server.transport === 'stdio' ? { ...server, command: process.execPath, cwd: REPO_ROOT } : server;
   }

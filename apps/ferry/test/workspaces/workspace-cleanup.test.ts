@@ -1,4 +1,4 @@
-// Workspace cleanup and user deletion as `ferry start` wires them (issue 6, item 5): a real
+// Workspace cleanup and user deletion as `ferry start` wires them: a real
 // Ferry from startServer with the attack and slow example servers running in bubblewrap, driven
 // over HTTP by users of a trusted proxy. Checked on disk: the workspace directory, the processes,
 // the blobs, and what My Files still serves.

@@ -3,7 +3,7 @@
 // carrying the v2.1 error envelope, so every caller shows the same friendly message.
 import type { ErrorEnvelope } from '@ferry/contract';
 
-export const SESSION_HEADER = 'X-Ferry-Session';
+const SESSION_HEADER = 'X-Ferry-Session';
 const SESSION_KEY = 'ferry.session';
 
 export class ApiRequestError extends Error {
@@ -23,7 +23,7 @@ export class ApiRequestError extends Error {
   }
 }
 
-export function sessionId(): string | null {
+function sessionId(): string | null {
   try {
     return sessionStorage.getItem(SESSION_KEY);
   } catch {

@@ -116,7 +116,7 @@ function applyToolResult(entries: ChatEntry[], message: ChatMessageDto): ChatEnt
 }
 
 /** Adds a stored (or just stored) message. */
-export function addMessage(entries: ChatEntry[], message: ChatMessageDto): ChatEntry[] {
+function addMessage(entries: ChatEntry[], message: ChatMessageDto): ChatEntry[] {
   if (message.role === 'user') {
     return [...entries, { kind: 'user', key: nextKey('user'), text: message.text ?? '' }];
   }

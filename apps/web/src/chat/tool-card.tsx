@@ -62,7 +62,10 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
           {entry.arguments && entry.arguments !== '{}' && (
             <div>
               <h4>Arguments</h4>
-              <pre className="chat-pre">{pretty(entry.arguments)}</pre>
+              {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; the keyboard must reach it (axe scrollable-region-focusable) */}
+              <pre className="chat-pre" tabIndex={0}>
+                {pretty(entry.arguments)}
+              </pre>
             </div>
           )}
           {running && <CallProgress progress={entry.progress} />}
@@ -79,7 +82,8 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
           {entry.content !== undefined && (
             <div>
               <h4>Result (what the model read)</h4>
-              <pre className="chat-pre" data-testid="chat-tool-result">
+              {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; the keyboard must reach it (axe scrollable-region-focusable) */}
+              <pre className="chat-pre" data-testid="chat-tool-result" tabIndex={0}>
                 {shorten(pretty(entry.content))}
               </pre>
             </div>

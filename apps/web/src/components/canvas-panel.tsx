@@ -1,13 +1,14 @@
 // The canvas: a tab per open file (or v2 iframe canvas), the active one shown, and in split
-// mode a second pane beside it. Tabs follow the ARIA tabs pattern (arrow keys move between them).
-import type { Dispatch, KeyboardEvent } from 'react';
+// mode a second pane beside it. Tabs follow the ARIA tabs pattern (canvas-tabs.tsx).
+import { type Dispatch, useCallback, useEffect, useRef } from 'react';
 import { contentUrl } from '../api/client';
 import type { CanvasAction, CanvasItem, CanvasState } from '../lib/canvas-layout';
 import { FileViewer } from '../viewers/file-viewer';
+import { CanvasTabs, canvasTabId, canvasTitleOf as titleOf } from './canvas-tabs';
+import { CANVAS_TOGGLE_ID } from './top-bar';
 
-function titleOf(item: CanvasItem): string {
-  return item.kind === 'file' ? item.name : item.title;
-}
+/** Below this width the panels stack (styles.css): the canvas sits under the tool runner. */
+const STACKED = '(max-width: 900px)';
 
 function Pane({ item, onClose, label }: { item: CanvasItem; onClose?: () => void; label: string }) {
   return (
@@ -35,50 +36,31 @@ function Pane({ item, onClose, label }: { item: CanvasItem; onClose?: () => void
 export function CanvasPanel({ state, dispatch }: { state: CanvasState; dispatch: Dispatch<CanvasAction> }) {
   const active = state.items.find((item) => item.key === state.active) ?? state.items[0];
   const secondary = state.secondary ? state.items.find((item) => item.key === state.secondary) : undefined;
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
-    const index = state.items.findIndex((item) => item.key === active?.key);
-    const next =
-      state.items[(index + (event.key === 'ArrowRight' ? 1 : -1) + state.items.length) % state.items.length];
-    if (next) {
-      dispatch({ type: 'focus', key: next.key });
-      document.getElementById(`canvas-tab-${next.key}`)?.focus();
-    }
+  const panel = useRef<HTMLElement>(null);
+  const empty = useRef<HTMLDivElement>(null);
+  const onEmptied = useCallback(() => empty.current?.focus(), []);
+  // Stacked under the runner, a file the user opens would show out of sight: bring the canvas
+  // up. Not for tabs restored by a reload (no user gesture yet): the page starts at the top.
+  useEffect(() => {
+    if (active?.key === undefined || !navigator.userActivation?.hasBeenActive) return;
+    if (window.matchMedia?.(STACKED).matches) panel.current?.scrollIntoView({ block: 'nearest' });
+  }, [active?.key]);
+  const hide = () => {
+    dispatch({ type: 'toggle', open: false });
+    document.getElementById(CANVAS_TOGGLE_ID)?.focus();
   };
   return (
-    <aside className="canvas" aria-label="Canvas">
+    <aside className="canvas" aria-label="Canvas" ref={panel}>
       <div className="canvas-head">
         <h2 className="panel-title">Canvas</h2>
-        <div className="canvas-tabs" role="tablist" aria-label="Open files" onKeyDown={onKeyDown}>
-          {state.items.map((item) => (
-            <div key={item.key} className={`canvas-tab${item.key === active?.key ? ' active' : ''}`}>
-              <button
-                type="button"
-                role="tab"
-                id={`canvas-tab-${item.key}`}
-                aria-selected={item.key === active?.key}
-                tabIndex={item.key === active?.key ? 0 : -1}
-                onClick={() => dispatch({ type: 'focus', key: item.key })}
-                title={titleOf(item)}
-              >
-                {titleOf(item)}
-              </button>
-              <button
-                type="button"
-                className="tab-close"
-                aria-label={`Close ${titleOf(item)}`}
-                onClick={() => dispatch({ type: 'close', key: item.key })}
-              >
-                ×
-              </button>
-            </div>
-          ))}
-        </div>
-        <button
-          type="button"
-          className="small ghost"
-          onClick={() => dispatch({ type: 'toggle', open: false })}
-        >
+        <CanvasTabs
+          items={state.items}
+          active={active}
+          onSelect={(key) => dispatch({ type: 'focus', key })}
+          onClose={(key) => dispatch({ type: 'close', key })}
+          onEmptied={onEmptied}
+        />
+        <button type="button" className="small ghost canvas-hide" onClick={hide}>
           Hide
         </button>
       </div>
@@ -86,7 +68,8 @@ export function CanvasPanel({ state, dispatch }: { state: CanvasState; dispatch:
         <div
           className={`canvas-body${secondary ? ' split' : ''}`}
           role="tabpanel"
-          aria-label={titleOf(active)}
+          id="canvas-tabpanel"
+          aria-labelledby={canvasTabId(active.key)}
         >
           {secondary && (
             <Pane item={secondary} label="Previous file" onClose={() => dispatch({ type: 'unsplit' })} />
@@ -94,7 +77,7 @@ export function CanvasPanel({ state, dispatch }: { state: CanvasState; dispatch:
           <Pane item={active} label="Current file" />
         </div>
       ) : (
-        <div className="canvas-empty">
+        <div className="canvas-empty" ref={empty} tabIndex={-1}>
           <p>Nothing open yet.</p>
           <p className="muted">Open a file from My Files, or run a tool: what it makes appears here.</p>
         </div>

@@ -1,13 +1,14 @@
 // Effective modes at a glance (GET /api/status when the server has it): who is signed in,
 // storage and catalog, the model, storage use and limits, whether files persist across sessions,
-// live updates, and a loud warning when local tools run without the sandbox. An older server
-// without /api/status gets the warning too, worded as "not confirmed".
+// live updates, a loud warning when local tools run without the sandbox, and the server's other
+// warnings (a tool server that cannot start). An older server without /api/status gets the
+// sandbox warning too, worded as "not confirmed".
 
 import { formatBytes } from '@ferry/contract';
 import type { MeDto, ServerDto, StatusDto } from '../api/types';
 import type { UserStreamState } from '../state/use-user-events';
 
-export function sandboxWarning(status: StatusDto | null, servers: readonly ServerDto[]): string | undefined {
+function sandboxWarning(status: StatusDto | null, servers: readonly ServerDto[]): string | undefined {
   const hasLocal = servers.some((s) => s.transport === 'stdio' && s.enabled);
   if (!hasLocal) return undefined;
   if (!status) return 'Sandbox not confirmed: local tools may run as the Ferry user, without isolation';
@@ -75,9 +76,19 @@ export function StatusBar({
             : 'updates after your own actions'}
       </span>
       {otherWarnings.length > 0 && (
-        <span className="status-warnings" title={otherWarnings.join('\n')}>
-          {otherWarnings.length} warning{otherWarnings.length > 1 ? 's' : ''}
-        </span>
+        // Shown, not only in a tooltip: a server that cannot start is named here (the first
+        // warning on the bar, every one in the list that opens from it).
+        <details className="status-warnings" data-testid="status-warnings">
+          <summary title={otherWarnings.join('\n')}>
+            ⚠ {otherWarnings.length > 1 ? `${otherWarnings.length} warnings: ` : ''}
+            {otherWarnings[0]}
+          </summary>
+          <ul>
+            {otherWarnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </details>
       )}
       {warning && (
         <strong className="sandbox-warning" role="status" title={status?.sandbox.summary}>

@@ -21,6 +21,9 @@ function FerryMark() {
 
 export type MainView = 'tools' | 'chat';
 
+/** The canvas button: the canvas's Hide sends focus back here (canvas-panel.tsx). */
+export const CANVAS_TOGGLE_ID = 'canvas-toggle';
+
 export function TopBar(props: {
   view: MainView;
   onView(view: MainView): void;
@@ -47,6 +50,7 @@ export function TopBar(props: {
       <div className="top-actions">
         <button
           type="button"
+          id={CANVAS_TOGGLE_ID}
           className="ghost"
           onClick={props.onToggleCanvas}
           aria-pressed={props.canvasOpen}

@@ -71,6 +71,20 @@ export function VersionsDialog({ file, onClose }: { file: FileDto; onClose(): vo
   const { openFile, refreshFiles, toast } = useApp();
   const [versions, setVersions] = useState<FileDto[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const list = useRef<HTMLOListElement>(null);
+  // The row whose Delete had focus is gone after a delete: its neighbour takes focus, not <body>.
+  const refocusRow = useRef<number | null>(null);
+  useEffect(() => {
+    const index = refocusRow.current;
+    if (index === null || versions === null) return;
+    refocusRow.current = null;
+    const rows = list.current?.querySelectorAll<HTMLElement>('.version-row') ?? [];
+    const row = rows[Math.min(index, rows.length - 1)];
+    const target =
+      row?.querySelector<HTMLElement>('button.danger') ??
+      list.current?.closest('dialog')?.querySelector('button');
+    target?.focus();
+  }, [versions]);
   const load = () =>
     api<{ items: FileDto[] }>(`/api/files/${file.id}/versions`).then(
       (list) => setVersions(list.items),
@@ -86,6 +100,7 @@ export function VersionsDialog({ file, onClose }: { file: FileDto; onClose(): vo
       await api(`/api/files/${version.id}`, { method: 'DELETE' });
       toast(`Deleted version ${version.version}`, 'success');
       refreshFiles();
+      refocusRow.current = versions?.indexOf(version) ?? 0;
       void load();
     } catch (failure) {
       toast((failure as Error).message, 'error');
@@ -96,7 +111,7 @@ export function VersionsDialog({ file, onClose }: { file: FileDto; onClose(): vo
       {error && <p className="form-error">{error}</p>}
       {versions === null && !error && <p>Loading…</p>}
       {versions && (
-        <ol className="version-list">
+        <ol className="version-list" ref={list}>
           {versions.map((version) => (
             <li key={version.id} className="version-row" data-testid="version-row">
               <span>

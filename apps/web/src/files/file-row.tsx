@@ -4,7 +4,8 @@
 import type { FileDto } from '@ferry/contract';
 import { formatBytes } from '@ferry/contract';
 import { contentUrl } from '../api/client';
-import { describeExpiry, formatDate } from '../lib/format';
+import { fileState, showsCategory } from '../lib/file-state';
+import { formatDate } from '../lib/format';
 
 export interface FileRowActions {
   open(file: FileDto): void;
@@ -14,7 +15,7 @@ export interface FileRowActions {
 }
 
 export function FileRow({ file, actions, now }: { file: FileDto; actions: FileRowActions; now: number }) {
-  const expiry = describeExpiry(file.expiresAt, now);
+  const state = fileState(file, now);
   return (
     <li className="file-row" data-testid="file-row" data-name={file.name} data-source={file.source}>
       <button
@@ -30,13 +31,13 @@ export function FileRow({ file, actions, now }: { file: FileDto; actions: FileRo
         </span>
       </button>
       <div className="file-badges">
-        <span
-          className={`badge ${file.temporary ? 'session' : 'persistent'}`}
-          title={file.temporary ? 'Deleted when this session ends' : 'Kept across sessions'}
-        >
-          {file.temporary ? 'session' : 'saved'}
+        {/* One state per file; a deferred draft's expiry is part of it. */}
+        <span className={`badge ${state.tone}`} title={state.explanation} data-testid="file-state">
+          {state.text}
+          {/* A tooltip never shows on touch screens or to screen readers; a draft's needs saying. */}
+          {file.source === 'deferred' && <span className="sr-only">. {state.explanation}</span>}
         </span>
-        {file.category && <span className="badge">{file.category}</span>}
+        {showsCategory(file) && <span className="badge">{file.category}</span>}
       </div>
       {file.source === 'deferred' && (
         <div className="deferred-info">
@@ -49,7 +50,6 @@ export function FileRow({ file, actions, now }: { file: FileDto; actions: FileRo
               Next: {file.info.nextActions.map((a) => a.replace(/_/g, ' ')).join(', ')}
             </p>
           )}
-          {expiry && <p className={expiry === 'expired' ? 'expired' : 'expiry'}>{expiry}</p>}
         </div>
       )}
       {file.source !== 'deferred' && file.description && (

@@ -46,6 +46,12 @@ export function FilesPanel() {
   const [renaming, setRenaming] = useState<FileDto | null>(null);
   const [history, setHistory] = useState<FileDto | null>(null);
   const [now, setNow] = useState(() => Date.now());
+  // Narrow screens only (styles.css): the list folds away so the tool runner comes first.
+  const [folded, setFolded] = useState(true);
+  const uploading = uploads.items.length;
+  useEffect(() => {
+    if (uploading > 0) setFolded(false); // an upload (drop, paste) shows its progress
+  }, [uploading]);
   const input = useRef<HTMLInputElement>(null);
   const matches = useServerSearch(query, filesTotal > files.length, files);
   const groups = useMemo(() => groupFiles(matches, query, sort, order), [matches, query, sort, order]);
@@ -66,6 +72,7 @@ export function FilesPanel() {
       try {
         await api(`/api/files/${file.id}`, { method: 'DELETE' });
         toast(`Deleted ${file.name}`, 'success');
+        focusNeighbourOf(file);
         refreshFiles();
       } catch (error) {
         toast((error as Error).message, 'error');
@@ -74,9 +81,18 @@ export function FilesPanel() {
   };
 
   return (
-    <aside className="files-panel" aria-label="My Files">
+    <aside className="files-panel" aria-label="My Files" data-folded={folded}>
       <div className="panel-head">
         <h2 className="panel-title">My Files</h2>
+        <button
+          type="button"
+          className="small files-fold"
+          aria-expanded={!folded}
+          aria-controls="files-body"
+          onClick={() => setFolded((f) => !f)}
+        >
+          {folded ? `Show (${filesTotal})` : 'Hide list'}
+        </button>
         <button type="button" className="primary small" onClick={() => input.current?.click()}>
           Upload…
         </button>
@@ -94,71 +110,91 @@ export function FilesPanel() {
           }}
         />
       </div>
-      <div className="drop-hint muted" data-testid="drop-zone">
-        Drop files anywhere, or paste them (Ctrl+V)
+      <div id="files-body" className="files-body">
+        <div className="drop-hint muted" data-testid="drop-zone">
+          Drop files anywhere, or paste them (Ctrl+V)
+        </div>
+        <UploadList uploads={uploads} />
+        <div className="file-tools">
+          <label className="sr-only" htmlFor="file-search">
+            Search My Files
+          </label>
+          <input
+            id="file-search"
+            type="search"
+            placeholder="Search files"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+          />
+          <label className="sr-only" htmlFor="file-sort">
+            Sort by
+          </label>
+          <select id="file-sort" value={sort} onChange={(event) => setSort(event.target.value as SortKey)}>
+            <option value="created">Date</option>
+            <option value="name">Name</option>
+            <option value="size">Size</option>
+          </select>
+          <button
+            type="button"
+            className="small ghost"
+            onClick={() => setOrder((o) => (o === 'asc' ? 'desc' : 'asc'))}
+            aria-label={
+              order === 'asc' ? 'Ascending; switch to descending' : 'Descending; switch to ascending'
+            }
+            title="Sort order"
+          >
+            {order === 'asc' ? '↑' : '↓'}
+          </button>
+        </div>
+        {filesError && (
+          <p className="form-error" role="alert">
+            Could not load My Files: {filesError}
+          </p>
+        )}
+        {filesLoading && files.length === 0 && <p className="muted">Loading…</p>}
+        {!filesLoading && files.length === 0 && !filesError && (
+          <p className="empty muted">No files yet. Upload some, or run a tool that makes them.</p>
+        )}
+        {SECTIONS.map(({ source, title }) => {
+          const list = groups[source];
+          if (list.length === 0) return null;
+          return (
+            <section
+              key={source}
+              className="file-section"
+              aria-label={title}
+              data-testid={`section-${source}`}
+            >
+              <h3>
+                {title} <span className="count">{list.length}</span>
+              </h3>
+              <ul className="file-list">
+                {list.map((file) => (
+                  <FileRow key={file.id} file={file} actions={actions} now={now} />
+                ))}
+              </ul>
+            </section>
+          );
+        })}
+        {filesTotal > files.length && (
+          <p className="muted small">
+            Showing the newest {files.length} of {filesTotal} files.
+          </p>
+        )}
       </div>
-      <UploadList uploads={uploads} />
-      <div className="file-tools">
-        <label className="sr-only" htmlFor="file-search">
-          Search My Files
-        </label>
-        <input
-          id="file-search"
-          type="search"
-          placeholder="Search files"
-          value={query}
-          onChange={(event) => setQuery(event.target.value)}
-        />
-        <label className="sr-only" htmlFor="file-sort">
-          Sort by
-        </label>
-        <select id="file-sort" value={sort} onChange={(event) => setSort(event.target.value as SortKey)}>
-          <option value="created">Date</option>
-          <option value="name">Name</option>
-          <option value="size">Size</option>
-        </select>
-        <button
-          type="button"
-          className="small ghost"
-          onClick={() => setOrder((o) => (o === 'asc' ? 'desc' : 'asc'))}
-          aria-label={order === 'asc' ? 'Ascending; switch to descending' : 'Descending; switch to ascending'}
-          title="Sort order"
-        >
-          {order === 'asc' ? '↑' : '↓'}
-        </button>
-      </div>
-      {filesError && (
-        <p className="form-error" role="alert">
-          Could not load My Files: {filesError}
-        </p>
-      )}
-      {filesLoading && files.length === 0 && <p className="muted">Loading…</p>}
-      {!filesLoading && files.length === 0 && !filesError && (
-        <p className="empty muted">No files yet. Upload some, or run a tool that makes them.</p>
-      )}
-      {SECTIONS.map(({ source, title }) => {
-        const list = groups[source];
-        if (list.length === 0) return null;
-        return (
-          <section key={source} className="file-section" aria-label={title} data-testid={`section-${source}`}>
-            <h3>
-              {title} <span className="count">{list.length}</span>
-            </h3>
-            <ul className="file-list">
-              {list.map((file) => (
-                <FileRow key={file.id} file={file} actions={actions} now={now} />
-              ))}
-            </ul>
-          </section>
-        );
-      })}
-      {filesTotal > files.length && (
-        <p className="muted small">
-          Showing the newest {files.length} of {filesTotal} files.
-        </p>
-      )}
       {renaming && <RenameDialog file={renaming} onClose={() => setRenaming(null)} />}
       {history && <VersionsDialog file={history} onClose={() => setHistory(null)} />}
     </aside>
   );
+}
+
+/**
+ * The row of a deleted file goes away with the next refresh, and the focus on its Delete button
+ * with it: the next row (else the previous one, else the search field) takes it instead of <body>.
+ */
+function focusNeighbourOf(file: FileDto): void {
+  const rows = [...document.querySelectorAll<HTMLElement>('.files-panel .file-row')];
+  const index = rows.findIndex((row) => row.dataset.name === file.name && row.dataset.source === file.source);
+  const neighbour = index < 0 ? undefined : (rows[index + 1] ?? rows[index - 1]);
+  (neighbour?.querySelector<HTMLElement>('.file-open') ?? document.getElementById('file-search'))?.focus();
 }

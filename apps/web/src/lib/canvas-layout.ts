@@ -39,9 +39,11 @@ export type CanvasAction =
   | { type: 'focus'; key: string }
   | { type: 'close'; key: string }
   | { type: 'toggle'; open?: boolean }
-  | { type: 'unsplit' };
+  | { type: 'unsplit' }
+  /** Tabs kept from before a reload (canvas-storage.ts), merged under what opened since. */
+  | { type: 'restore'; saved: CanvasState };
 
-export function toMode(mode: string | undefined): CanvasMode {
+function toMode(mode: string | undefined): CanvasMode {
   return mode === 'replace' || mode === 'split' ? mode : 'append';
 }
 
@@ -87,7 +89,25 @@ export function canvasReducer(state: CanvasState, action: CanvasAction): CanvasS
       return { ...state, open: action.open ?? !state.open };
     case 'unsplit':
       return { ...state, secondary: null };
+    case 'restore':
+      return restoreCanvas(state, action.saved);
   }
+}
+
+/**
+ * The saved tabs come first (they were open before); anything opened while they were being
+ * checked stays, and stays in front.
+ */
+function restoreCanvas(state: CanvasState, saved: CanvasState): CanvasState {
+  const items = dedupe([...saved.items, ...state.items]);
+  if (items.length === 0) return state;
+  const has = (key: string | null): key is string => key !== null && items.some((item) => item.key === key);
+  const fresh = state.items.length > 0;
+  const active =
+    fresh && has(state.active) ? state.active : has(saved.active) ? saved.active : (items[0]?.key ?? null);
+  const wanted = fresh ? state.secondary : saved.secondary;
+  const secondary = has(wanted) && wanted !== active ? wanted : null;
+  return { open: state.open || saved.open, items, active, secondary };
 }
 
 /** Later duplicates replace earlier ones in place (a new version of a file keeps its tab). */

@@ -11,7 +11,7 @@ export const SECTIONS: { source: FileSource; title: string }[] = [
   { source: 'deferred', title: 'Deferred (drafts to finish)' },
 ];
 
-export function compareFiles(a: FileDto, b: FileDto, key: SortKey, order: SortOrder): number {
+function compareFiles(a: FileDto, b: FileDto, key: SortKey, order: SortOrder): number {
   let result: number;
   if (key === 'size') result = a.size - b.size;
   else if (key === 'created') result = Date.parse(a.createdAt) - Date.parse(b.createdAt);

@@ -2,9 +2,7 @@
 // Injected parameters the host fills are hidden; file parameters become pickers: `filename`/
 // `filenames` pick names from My Files, `x-mcp-file` properties pick files sent as fileInputs.
 // Anything the form cannot express (oneOf, $ref, tuples…) falls back to a JSON text field.
-
-export const MCP_FILE_KEYWORD = 'x-mcp-file';
-export const INJECTED_MARK = 'x-ferry-injected';
+import { MCP_FILE_KEYWORD } from '@ferry/contract';
 
 export type FieldKind =
   | 'string'
@@ -52,7 +50,7 @@ function isSchema(value: unknown): value is Schema {
 }
 
 /** "chart_column" → "Chart column"; a schema `title` wins. */
-export function labelFor(name: string, schema: Schema): string {
+function labelFor(name: string, schema: Schema): string {
   if (typeof schema.title === 'string' && schema.title.trim()) return schema.title;
   const words = name
     .replace(/([a-z])([A-Z])/g, '$1 $2')
@@ -81,7 +79,7 @@ function typeOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-export function describeField(name: string, schema: Schema, required: boolean, depth = 0): FieldSpec {
+function describeField(name: string, schema: Schema, required: boolean, depth = 0): FieldSpec {
   const base: FieldSpec = {
     name,
     label: labelFor(name, schema),

@@ -6,7 +6,7 @@ export interface RateSample {
   loaded: number;
 }
 
-export const RATE_WINDOW_MS = 3000;
+const RATE_WINDOW_MS = 3000;
 
 /** Adds a sample and drops the ones older than the window (keeping one to measure from). */
 export function addSample(samples: readonly RateSample[], sample: RateSample): RateSample[] {

@@ -1,7 +1,7 @@
 // A running or settled call: status, a live progress bar (determinate when the tool reports a
 // total), its messages, the 15/20/25 s notices in order, cancel, and once settled the outcome.
 import type { UiFile } from '@ferry/contract';
-import { useEffect, useState } from 'react';
+import { type Ref, useEffect, useState } from 'react';
 import { CallNotices, CallProgress } from '../components/call-progress';
 import { formatDuration } from '../lib/format';
 import { errorTitle } from '../lib/friendly-error';
@@ -31,10 +31,13 @@ export function CallView({
   call,
   onCancel,
   onOpen,
+  sectionRef,
 }: {
   call: CallState;
   onCancel(): void;
   onOpen(file: UiFile): void;
+  /** The section, focusable from script: Run moves focus here (its Run button is disabled). */
+  sectionRef?: Ref<HTMLElement>;
 }) {
   const running = call.status === 'running' || call.status === 'starting';
   const elapsed = useElapsed(call);
@@ -44,6 +47,8 @@ export function CallView({
   const shown = toolError ? 'failed' : call.status;
   return (
     <section
+      ref={sectionRef}
+      tabIndex={-1}
       className={`call-view ${shown}`}
       aria-label="Tool call"
       data-testid="call-view"

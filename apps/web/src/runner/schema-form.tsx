@@ -1,6 +1,7 @@
 // The form for a list of fields (schema-fields.ts): one control per kind, labels tied to their
 // inputs, the schema's description as the hint, and the problem of a field next to it.
 import { useId } from 'react';
+import { MarkdownInline } from '../components/markdown-inline';
 import { type FormValues, initialValue } from '../lib/build-arguments';
 import type { FieldSpec } from '../lib/schema-fields';
 import { FileField } from './file-field';
@@ -140,7 +141,7 @@ function FieldBlock(props: FieldProps) {
         {field.required && <span className="sr-only"> (required)</span>}
       </label>
       <Control {...props} id={id} />
-      {field.description && <p className="hint">{field.description}</p>}
+      {field.description && <MarkdownInline className="hint" text={field.description} />}
       {error && (
         <p className="field-error" role="alert">
           {error}

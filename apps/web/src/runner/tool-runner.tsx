@@ -1,9 +1,10 @@
 // Run any tool without a model: pick a server and a tool, fill the form generated from its
 // inputSchema, run it and follow it live.
 import type { CallEvent, UiFile } from '@ferry/contract';
-import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/client';
 import type { CallDetail, ServerDto, ToolDto } from '../api/types';
+import { MarkdownInline } from '../components/markdown-inline';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { describeFields } from '../lib/schema-fields';
 import { useToolCall } from '../state/use-tool-call';
@@ -26,6 +27,16 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
   const [values, setValues] = useState<FormValues>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { call, start, cancel } = useToolCall({ onEvent, onSettled });
+  // Run disables itself, which would drop focus on <body>: a run started here moves focus to the
+  // call (status, progress, then the result) once it is on screen.
+  const callView = useRef<HTMLElement>(null);
+  const focusCall = useRef(false);
+  const startedAt = call?.startedAt;
+  useEffect(() => {
+    if (startedAt === undefined || !focusCall.current) return;
+    focusCall.current = false;
+    callView.current?.focus();
+  }, [startedAt]);
 
   useEffect(() => {
     if (!server && enabled[0]) setServer(enabled[0].name);
@@ -70,6 +81,7 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
       setTimeout(() => document.querySelector<HTMLElement>('.runner [aria-invalid="true"]')?.focus(), 0);
       return;
     }
+    focusCall.current = true;
     void start({
       server,
       tool: tool.name,
@@ -119,7 +131,7 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
             {toolsError}
           </p>
         )}
-        {tool?.description && <p className="tool-description">{tool.description}</p>}
+        {tool?.description && <MarkdownInline className="tool-description" text={tool.description} />}
         {tool?.injected.some((p) => p.input === 'host') && (
           <p className="muted small">
             Filled in by Ferry:{' '}
@@ -136,7 +148,18 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
           </button>
         </div>
       </form>
-      {call && <CallView call={call} onCancel={() => void cancel()} onOpen={onOpen} />}
+      {call && (
+        <CallView
+          call={call}
+          onCancel={() => {
+            // Cancel disables itself, then goes away with the run: focus stays on the call.
+            callView.current?.focus();
+            void cancel();
+          }}
+          onOpen={onOpen}
+          sectionRef={callView}
+        />
+      )}
     </div>
   );
 }

@@ -14,7 +14,7 @@ export interface FilesState {
   refresh(): void;
 }
 
-export const PAGE = 1000;
+const PAGE = 1000;
 
 export function useFiles(): FilesState {
   const [files, setFiles] = useState<FileDto[]>([]);

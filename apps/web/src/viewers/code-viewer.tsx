@@ -47,7 +47,7 @@ const LANGUAGE_BY_EXTENSION: Record<string, string> = {
   diff: 'diff',
 };
 
-export function languageFor(name: string): string | undefined {
+function languageFor(name: string): string | undefined {
   const extension = name.toLowerCase().split('.').pop() ?? '';
   const language = LANGUAGE_BY_EXTENSION[extension];
   return language && hljs.getLanguage(language) ? language : undefined;
@@ -80,7 +80,12 @@ export function CodeViewer({
   return (
     <div className="code-viewer">
       <ViewerStatus state={state} limit={TEXT_VIEW_LIMIT} />
-      {state.text !== null && <pre className="code-block">{code}</pre>}
+      {state.text !== null && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; the keyboard must reach it (axe scrollable-region-focusable)
+        <pre className="code-block" tabIndex={0}>
+          {code}
+        </pre>
+      )}
     </div>
   );
 }

@@ -5,7 +5,7 @@
 import { TEXT_VIEW_LIMIT, useFileText } from './use-file-text';
 import { ViewerStatus } from './viewer-status';
 
-export const HTML_SANDBOX = 'allow-scripts';
+const HTML_SANDBOX = 'allow-scripts';
 
 export function HtmlViewer({ fileId, name, size }: { fileId: string; name: string; size: number }) {
   const state = useFileText(fileId, size);

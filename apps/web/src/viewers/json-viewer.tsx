@@ -21,7 +21,10 @@ export function JsonViewer({ fileId, size }: { fileId: string; size: number }) {
       {state.text !== null && parsed?.ok !== true && (
         <>
           {parsed?.ok === false && <p className="viewer-note">Not valid JSON: {parsed.error}</p>}
-          <pre className="code-block">{state.text}</pre>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; the keyboard must reach it (axe scrollable-region-focusable) */}
+          <pre className="code-block" tabIndex={0}>
+            {state.text}
+          </pre>
         </>
       )}
     </div>

@@ -87,7 +87,8 @@ export function PdfViewer({ fileId, name }: { fileId: string; name: string }) {
           +
         </button>
       </div>
-      <div className="pdf-stage">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the page scrolls when zoomed; the keyboard must reach it (axe scrollable-region-focusable) */}
+      <div className="pdf-stage" tabIndex={0}>
         {doc ? (
           <canvas ref={canvas} aria-label={`${name}, page ${page} of ${pages}`} role="img" />
         ) : (

@@ -1,6 +1,7 @@
 // Real parts for agent tests: storage (local disk + SQLite) in a fresh directory, the host with
-// example servers of the repository's ferry.config.json, the scripted model server, and an
-// OpenAI-compatible client pointed at it.
+// example servers of the repository's ferry.config.json and test/ferry.test-config.json (the
+// slow server with its hang tool), the scripted model server, and an OpenAI-compatible client
+// pointed at it.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,7 +12,7 @@ import { type Agent, type AgentOptions, createAgent } from '../../src/agent.js';
 import { createOpenAiCompatibleModelClient } from '../../src/openai-compatible.js';
 import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
+const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const API_KEY = 'sk-test-0123456789abcdef';
 
 export interface Harness {
@@ -25,16 +26,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** `servers`: names from ferry.config.json, each with optional overrides (e.g. timeouts). */
+/** `servers`: names from the two configs, each with optional overrides (e.g. timeouts). */
 export async function startHarness(servers: Record<string, Record<string, unknown>>): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-agent-'));
   const storage = await openStorage(loadStorageConfig({ file: { dataDir: join(dir, 'data') }, env: {} }));
-  const config = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8')) as {
-    servers: Record<string, Record<string, unknown>>;
-  };
+  const read = async (path: string) =>
+    (
+      JSON.parse(await readFile(join(REPO_ROOT, path), 'utf8')) as {
+        servers: Record<string, Record<string, unknown>>;
+      }
+    ).servers;
+  // The test config wins for a server in both.
+  const known = { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
   const chosen: Record<string, unknown> = {};
   for (const [name, overrides] of Object.entries(servers)) {
-    chosen[name] = { ...config.servers[name], command: process.execPath, cwd: REPO_ROOT, ...overrides };
+    chosen[name] = { ...known[name], command: process.execPath, cwd: REPO_ROOT, ...overrides };
   }
   const host = createHost({
     config: { servers: chosen },

@@ -113,7 +113,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   ): Promise<PooledConnection> {
     const tail = new StderrTail();
     const lines = server.transport === 'stdio' ? stderrLog?.open(server.name, user) : undefined;
-    const transport = await openTransport(server, user, {
+    const opened = await openTransport(server, user, {
       launcher,
       onStderr: (text) => {
         tail.push(text);
@@ -133,7 +133,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       server: server.name,
       user,
       client,
-      transport,
+      opened,
       idleMs: server.idleSeconds * 1000,
       now,
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,

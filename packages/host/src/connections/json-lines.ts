@@ -1,10 +1,10 @@
 import { constants } from 'node:buffer';
 
-// Splits a byte stream into newline-delimited messages. The SDK's ReadBuffer caps a message at
-// 10 MB (STDIO_DEFAULT_MAX_BUFFER_SIZE) and, worse for large results, concatenates the whole
-// buffer on every chunk and rescans it for '\n' (quadratic: a 50 MB line arriving in 64 KB
-// chunks copies ~20 GB). This keeps the chunks of the unfinished line in a list, looks for '\n'
-// only in new bytes, and joins once per line.
+// Splits a byte stream into newline-delimited messages. The SDK's ReadBuffer bounds its whole
+// buffer (`maxBufferSize`, STDIO_DEFAULT_MAX_BUFFER_SIZE by default) rather than one message and,
+// worse for large results, concatenates the whole buffer on every chunk and rescans it for '\n'
+// (quadratic: a 50 MB line arriving in 64 KB chunks copies ~20 GB). This keeps the chunks of the
+// unfinished line in a list, looks for '\n' only in new bytes, and joins once per line.
 //
 // A line over the limit is not held: once it passes the limit its bytes are dropped as they
 // arrive, up to its '\n', keeping only its first and last bytes, where a JSON-RPC message says

@@ -33,6 +33,36 @@ export function launcherFailure(stderr: string | undefined, server: string): Fer
   });
 }
 
+const ERROR_LINE = /^[\w$.]*(?:Error|Exception)\b[^:]*:|^(?:error|fatal|panic)\b/i;
+/** Stack frames and the noise around them (Node's and Python's). */
+const TRACE_LINE =
+  /^(?:at |File "|\^+$|Node\.js v\d|[{}[\]]$|Traceback \(|node:internal\/|triggerUncaughtException|\w+: .*,$)/;
+const MAX_REASON_CHARS = 300;
+
+/**
+ * The one stderr line that says why a server failed to start, for its one-line error: the last
+ * line naming an error (Node's `Error [ERR_MODULE_NOT_FOUND]: …`, Python's `ModuleNotFoundError:
+ * …`), else the last one that is not part of a stack trace. The whole stderr is in the log
+ * already, line by line (the pool's stderr log), so the error need not carry the trace again.
+ */
+export function stderrReason(stderr: string | undefined): string | undefined {
+  const lines = (stderr ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  let fallback: string | undefined;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    if (ERROR_LINE.test(line)) return clip(line);
+    if (fallback === undefined && !TRACE_LINE.test(line)) fallback = line;
+  }
+  return fallback === undefined ? undefined : clip(fallback);
+}
+
+function clip(line: string): string {
+  return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS)}…` : line;
+}
+
 /**
  * Why a call failed when its connection closed under it: the sandbox's own reason (its last
  * stderr line; the stream closes after the process has exited, so that line is in by now), else
@@ -70,7 +100,7 @@ export function exitFailure(server: string, exit: ProcessExit | undefined): Ferr
 }
 
 /** The connection closed under a running call because Ferry stopped it (another call's timeout…). */
-export function stoppedFailure(server: string, why: string): FerryError {
+function stoppedFailure(server: string, why: string): FerryError {
   return new FerryError('E_TOOL_UNAVAILABLE', `MCP server "${server}" was stopped (${why}) during the call`, {
     server,
   });

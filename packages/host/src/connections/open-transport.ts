@@ -1,11 +1,11 @@
+import { fillUserTemplates } from '@ferry/contract';
 import type { FetchLike, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
-import { fillUserTemplates } from '../servers/user-template.js';
 import type { JsonRpcId } from './json-lines.js';
 import type { ServerLauncher } from './launcher.js';
 import { intakeErrorResponse, resultTooLargeError } from './launcher-failure.js';
-import { ProcessStdioTransport } from './process-stdio-transport.js';
+import { type ProcessExit, ProcessStdioTransport } from './process-stdio-transport.js';
 
 export interface OpenTransportOptions {
   launcher: ServerLauncher;
@@ -16,6 +16,24 @@ export interface OpenTransportOptions {
   maxResultBytes?: number;
 }
 
+/** What a connection may do with a local server's process, whichever transport runs it. */
+export interface ServerProcess {
+  /** The pid, which is also the process group id; undefined before the transport starts. */
+  readonly pid: number | undefined;
+  /** How the process ended; undefined while it runs. */
+  readonly exit: ProcessExit | undefined;
+  /** Kills the process and everything it started, without the grace of `close()`. */
+  kill(): Promise<void>;
+}
+
+/**
+ * A transport with what the connection needs to know about it: a local one comes with its
+ * process, so the connection never has to ask which class the transport is.
+ */
+export type OpenedTransport =
+  | { kind: 'local'; transport: Transport; process: ServerProcess }
+  | { kind: 'remote'; transport: Transport };
+
 /**
  * The transport of one (server, user) connection, not yet started (`Client.connect` starts it).
  * Local: the launcher's command in its own process group. Remote: Streamable HTTP or legacy SSE,
@@ -25,10 +43,12 @@ export async function openTransport(
   server: ServerConfig,
   user: string,
   options: OpenTransportOptions,
-): Promise<Transport> {
-  if (server.transport !== 'stdio') return openRemoteTransport(server, user, options.maxResultBytes);
+): Promise<OpenedTransport> {
+  if (server.transport !== 'stdio') {
+    return { kind: 'remote', transport: openRemoteTransport(server, user, options.maxResultBytes) };
+  }
   const spec = await options.launcher(server, user);
-  return new ProcessStdioTransport({
+  const transport = new ProcessStdioTransport({
     command: spec.command,
     args: spec.args,
     env: spec.env,
@@ -37,13 +57,10 @@ export async function openTransport(
     ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
     ...(options.maxResultBytes !== undefined && { maxMessageBytes: options.maxResultBytes }),
   });
+  return { kind: 'local', transport, process: transport };
 }
 
-export function openRemoteTransport(
-  server: RemoteServerConfig,
-  user: string,
-  maxResultBytes?: number,
-): Transport {
+function openRemoteTransport(server: RemoteServerConfig, user: string, maxResultBytes?: number): Transport {
   const url = new URL(server.url);
   // requestInit headers go on every POST and, for SSE, on the GET that opens the stream.
   const requestInit = { headers: fillUserTemplates(server.headers, user) };

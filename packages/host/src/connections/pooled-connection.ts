@@ -9,8 +9,8 @@ import type {
   ToolConnection,
 } from './connection.js';
 import { type CloseReason, type ConnectionEvent, escapeControl } from './connection-events.js';
-import { closedFailure, intakeFailure } from './launcher-failure.js';
-import { ProcessStdioTransport } from './process-stdio-transport.js';
+import { closedFailure, intakeFailure, stderrReason } from './launcher-failure.js';
+import type { OpenedTransport, ServerProcess } from './open-transport.js';
 import { captureElicitationSchemas } from './raw-elicitation-schemas.js';
 import { deliverResponsesAfterNotifications } from './response-order.js';
 
@@ -23,7 +23,7 @@ import { deliverResponsesAfterNotifications } from './response-order.js';
  * call (notices, progress, hard cap), so the SDK's clock is pushed out of the way: 2^31-1 ms is
  * the longest delay Node's setTimeout accepts (beyond it the timer fires after 1 ms).
  */
-export const SDK_CALL_TIMEOUT_MS = 2 ** 31 - 1;
+const SDK_CALL_TIMEOUT_MS = 2 ** 31 - 1;
 /** Reading a resource a tool linked to is a plain request: the SDK's own clock bounds it. */
 const READ_RESOURCE_TIMEOUT_MS = 60_000;
 
@@ -31,7 +31,8 @@ export interface PooledConnectionOptions {
   server: string;
   user: string;
   client: Client;
-  transport: Transport;
+  /** The transport, and the process behind it for a local server. */
+  opened: OpenedTransport;
   idleMs: number;
   now: () => number;
   connectTimeoutMs: number;
@@ -49,6 +50,9 @@ export class PooledConnection implements ToolConnection {
   readonly user: string;
   readonly kind: 'local' | 'remote';
   readonly #o: PooledConnectionOptions;
+  readonly #transport: Transport;
+  /** A local server's process; undefined for a remote server. */
+  readonly #process: ServerProcess | undefined;
   #state: State = 'connecting';
   #reason: CloseReason | undefined;
   #detail: string | undefined;
@@ -69,14 +73,16 @@ export class PooledConnection implements ToolConnection {
     this.#o = options;
     this.server = options.server;
     this.user = options.user;
-    this.kind = options.transport instanceof ProcessStdioTransport ? 'local' : 'remote';
+    const { opened } = options;
+    this.kind = opened.kind;
+    this.#transport = opened.transport;
+    this.#process = opened.kind === 'local' ? opened.process : undefined;
     this.#lastUsed = options.now();
   }
 
   /** The local server's pid, which is also its process group id; undefined for remote servers. */
   get pid(): number | undefined {
-    const { transport } = this.#o;
-    return transport instanceof ProcessStdioTransport ? transport.pid : undefined;
+    return this.#process?.pid;
   }
 
   get isOpen(): boolean {
@@ -84,7 +90,8 @@ export class PooledConnection implements ToolConnection {
   }
 
   async open(): Promise<void> {
-    const { client, transport } = this.#o;
+    const { client } = this.#o;
+    const transport = this.#transport;
     client.onclose = () => this.#onClosed();
     client.onerror = (error) => this.#emit({ type: 'error', message: error.message });
     client.setRequestHandler('elicitation/create', async (request, ctx) => {
@@ -99,13 +106,18 @@ export class PooledConnection implements ToolConnection {
     try {
       await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
     } catch (error) {
-      // Quoted into an error message that reaches logs and the UI: the tool's bytes, escaped.
-      const stderr = escapeControl(this.#o.stderrTail?.().trim() ?? '');
+      // One line: the stderr line that says why (the whole stderr is logged line by line
+      // already). Quoted into a message that reaches logs and the UI: the tool's bytes, escaped.
+      const reason = stderrReason(this.#o.stderrTail?.());
       const message = `Could not connect to MCP server "${this.server}": ${errorMessage(error)}`;
       await this.#shutdown('failed', errorMessage(error));
-      throw new FerryError('E_TOOL_UNAVAILABLE', stderr ? `${message}\nstderr: ${stderr}` : message, {
-        server: this.server,
-      });
+      throw new FerryError(
+        'E_TOOL_UNAVAILABLE',
+        reason ? `${message}; stderr: ${escapeControl(reason)}` : message,
+        {
+          server: this.server,
+        },
+      );
     }
     if (this.#state !== 'connecting') {
       throw new FerryError('E_INTERNAL', `MCP server "${this.server}" closed right after connecting`, {
@@ -167,13 +179,12 @@ export class PooledConnection implements ToolConnection {
       // reason instead, so the watchdog can tell its timeout from a user's cancel.
       if (signal.aborted) throw signal.reason ?? error;
       // An answer the transport refused (too large, too deep), or the connection gone under it.
-      const { transport } = this.#o;
       const closed = this.isOpen
         ? undefined
         : closedFailure(this.server, error, {
             stderr: this.#o.stderrTail?.(),
             stoppedBy: this.#reason === 'exited' ? undefined : (this.#detail ?? this.#reason),
-            exit: transport instanceof ProcessStdioTransport ? transport.exit : undefined,
+            exit: this.#process?.exit,
           });
       throw intakeFailure(error) ?? closed ?? error;
     } finally {
@@ -233,10 +244,9 @@ export class PooledConnection implements ToolConnection {
     this.#reason = reason;
     this.#detail = detail;
     this.#retire('closing');
-    const { client, transport } = this.#o;
-    if (transport instanceof ProcessStdioTransport && (reason === 'killed' || reason === 'failed')) {
-      await transport.kill();
-    }
+    const { client } = this.#o;
+    const transport = this.#transport;
+    if (reason === 'killed' || reason === 'failed') await this.#process?.kill();
     // Ends the HTTP session on the server too; a no-op for other transports.
     if ('terminateSession' in transport && typeof transport.terminateSession === 'function') {
       await transport.terminateSession().catch(() => {});
@@ -253,8 +263,7 @@ export class PooledConnection implements ToolConnection {
     // Nobody asked for this: the process exited or the remote side dropped the session.
     if (this.#reason === undefined) this.#reason = this.#state === 'connecting' ? 'failed' : 'exited';
     this.#retire('closed');
-    const { transport } = this.#o;
-    const exit = transport instanceof ProcessStdioTransport ? transport.exit : undefined;
+    const exit = this.#process?.exit;
     this.#emit({
       type: 'closed',
       reason: this.#reason,

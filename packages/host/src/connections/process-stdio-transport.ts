@@ -5,6 +5,7 @@ import {
   formatLimitBytes,
   MAX_RESULT_DEPTH,
 } from '@ferry/contract';
+import type { LaunchSpec } from '@ferry/sandbox';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { deserializeMessage, SdkError, SdkErrorCode, serializeMessage } from '@modelcontextprotocol/client';
 import {
@@ -15,7 +16,6 @@ import {
   readLineHead,
   readLineTailId,
 } from './json-lines.js';
-import type { LaunchSpec } from './launcher.js';
 import { intakeErrorResponse, resultTooDeepError, resultTooLargeError } from './launcher-failure.js';
 
 // A stdio client transport over child_process, written because the SDK's StdioClientTransport
@@ -23,9 +23,10 @@ import { intakeErrorResponse, resultTooDeepError, resultTooLargeError } from './
 // - it spawns the server in Ferry's own process group, so a timeout cannot kill what the server
 //   started (a converter, a browser); this one spawns `detached` (its own group) and signals the
 //   whole group;
-// - its ReadBuffer caps a message at 10 MB and copies the buffer on every chunk; see json-lines.ts;
-//   here a message over the limit is dropped as it arrives and only the request it answers fails
-//   (E_RESULT_TOO_LARGE), and one nested too deep is dropped before it is parsed;
+// - its ReadBuffer copies the buffer on every chunk and, past `maxBufferSize` of unread output,
+//   drops everything buffered and errors the stream (see json-lines.ts); here a message over the
+//   limit is dropped as it arrives and only the request it answers fails (E_RESULT_TOO_LARGE),
+//   and one nested too deep is dropped before it is parsed;
 // - it resolves `close()` on the child's 'close' event only, which a grandchild holding stdout
 //   open delays forever; here the leader's exit kills the rest of the group.
 

@@ -4,14 +4,6 @@
 // shapes are the contract's (the web app reads them too); this module stamps and delivers them.
 import type { CallEvent, CallEventBody } from '@ferry/contract';
 
-export type {
-  CallEvent,
-  CallEventBody,
-  CallEventType,
-  HandedOverSummary,
-  StoredFileSummary,
-} from '@ferry/contract';
-
 export interface CallEventSink {
   readonly callId: string;
   /** Stamps `callId`, `seq` and `at`, hands the event to the subscriber and returns it. */

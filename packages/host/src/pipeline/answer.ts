@@ -19,9 +19,6 @@ import {
 import { NO_REDACTION, type Redaction, redactString, redactValue } from './redact-for-model.js';
 import type { StoredOutput } from './store-outputs.js';
 
-// The answers' shapes are the contract's: the API sends them on and the web app reads them.
-export type { CallAnswer, ModelAnswer, UiAnswer, UiFile } from '@ferry/contract';
-
 export interface AnswerInput {
   outcome: ToolOutcome;
   stored: StoredOutput[];

@@ -19,25 +19,32 @@
 // cancelled at the step that stopped. A failure anything else throws becomes E_INTERNAL (or the
 // FerryError's own code); callTool itself only rejects on programmer errors in its deps.
 import { randomUUID } from 'node:crypto';
-import { type ErrorEnvelope, errorEnvelope, FerryError, type ToolCallResponse } from '@ferry/contract';
+import {
+  type CallAnswer,
+  type CallEvent,
+  type ErrorEnvelope,
+  errorEnvelope,
+  FerryError,
+  type ToolCallResponse,
+} from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { ConnectionPool } from '../connections/connection.js';
-import { type CallEvent, createCallEventSink } from '../events/call-events.js';
+import { createCallEventSink } from '../events/call-events.js';
 import type { DetectionWindow } from '../workspace/detection-window.js';
 import type { Workspace, Workspaces } from '../workspace/workspaces.js';
-import { answer, answerFromError, type CallAnswer } from './answer.js';
+import { answer, answerFromError } from './answer.js';
 import {
   type CallWithWatchdogHooks,
   elicitationHook,
   eventHooks,
-  redactionFor,
   storedSummary,
-} from './call-tool-support.js';
+} from './call-event-hooks.js';
 import { callWithWatchdog, type WatchdogTimeouts } from './call-with-watchdog.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CollectedFile, collectOutputs } from './collect-outputs.js';
 import type { ElicitationBroker } from './elicitation-bridge.js';
 import { type FileMode, prepareArguments } from './prepare-arguments.js';
+import { redactionFor } from './redact-for-model.js';
 import { resolveConventions } from './resolve-conventions.js';
 import { storeOutputs } from './store-outputs.js';
 
@@ -79,9 +86,6 @@ export interface ToolCallDeps {
   /** Bridges the server's elicitations to the user; absent: they are answered `cancel`. */
   elicitations?: ElicitationBroker;
 }
-
-// What callTool resolves with is what the API sends and the web app reads: the contract's shape.
-export type { ToolCallResponse } from '@ferry/contract';
 
 export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallResponse> {
   const clock = deps.clock ?? systemClock;

@@ -23,9 +23,6 @@ import { type OpenedWorkspaceFile, resolveWorkspaceFile } from '../workspace/res
 import type { WorkspaceSnapshot } from '../workspace/workspace-snapshot.js';
 import type { Workspace } from '../workspace/workspaces.js';
 
-// Rejected outputs reach the UI in the call's answer, so their shape is the contract's.
-export type { HostOutputOrigin, HostRejectedOutput } from '@ferry/contract';
-
 export interface CollectedFile extends Omit<FileOutput, 'origin'> {
   origin: HostOutputOrigin;
   /** Path sources: the file, already opened safely. */

@@ -3,6 +3,8 @@
 // URIs and long base64 runs are summarized, workspace prefixes are dropped and `token=` query
 // values are blanked. Tools' own ordinary URLs and text stay as they are.
 import { redactDataUri, replaceBase64Runs, replaceDataUris } from '@ferry/contract';
+import type { Workspace } from '../workspace/workspaces.js';
+import type { HandedOver } from './prepare-arguments.js';
 
 export interface Redaction {
   /** Exact strings (a handed-over path or URL) → what the model sees instead (the file name). */
@@ -12,6 +14,14 @@ export interface Redaction {
 }
 
 export const NO_REDACTION: Redaction = { references: new Map(), workspaceDirs: [] };
+
+/** Handed-over paths and URLs map back to file names; both views of the workspace are hidden. */
+export function redactionFor(workspace: Workspace | undefined, handedOver: HandedOver[]): Redaction {
+  const references = new Map<string, string>();
+  for (const entry of handedOver) if (entry.reference) references.set(entry.reference, entry.name);
+  const workspaceDirs = workspace ? [...new Set([workspace.hostDir, workspace.toolDir])] : [];
+  return { references, workspaceDirs };
+}
 
 // Tool output is hostile input and may be tens of MiB: every pattern here runs in linear time.
 // Data URIs and base64 runs are found by linear scans (@ferry/contract's scan-encoded.ts), not by

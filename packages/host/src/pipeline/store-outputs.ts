@@ -11,9 +11,6 @@ import type { FileRecord, FileStore, PutOptions } from '@ferry/storage';
 import type { ResourceContents } from '../connections/connection.js';
 import type { CollectedFile } from './collect-outputs.js';
 
-// Unstored outputs reach the UI in the call's answer, so their shape is the contract's.
-export type { UnstoredOutput } from '@ferry/contract';
-
 export interface StoredOutput {
   output: CollectedFile;
   record: FileRecord;

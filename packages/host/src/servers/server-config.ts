@@ -1,6 +1,11 @@
-import { TIMEOUT_NOTICES, TIMEOUT_SECONDS } from '@ferry/contract';
+import {
+  hasOnlyUserPlaceholders,
+  SANDBOX_MODES,
+  type SandboxMode,
+  TIMEOUT_NOTICES,
+  TIMEOUT_SECONDS,
+} from '@ferry/contract';
 import { z } from 'zod';
-import { hasOnlyUserPlaceholders } from './user-template.js';
 
 // One entry of the `servers` section of ferry.config, as data. Unknown keys are errors, so a typo
 // such as `idleSecond` or an `env` on an HTTP server fails at startup instead of being ignored.
@@ -10,13 +15,10 @@ import { hasOnlyUserPlaceholders } from './user-template.js';
 export const SERVER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const SERVER_TRANSPORTS = ['stdio', 'http', 'sse'] as const;
 export const FILE_MODES = ['path', 'url', 'data-uri'] as const;
-export const SANDBOX_MODES = ['required', 'auto', 'off'] as const;
 
 export type ServerTransport = (typeof SERVER_TRANSPORTS)[number];
 /** How a user's file reaches the server's tools (DESIGN.md pipeline step 2). */
 export type FileMode = (typeof FILE_MODES)[number];
-/** `required` refuses to start without the sandbox; `auto` warns; `off` never sandboxes. */
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 const seconds = (what: string) => z.number().finite().positive(`${what} must be greater than 0`);
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
@@ -73,7 +75,7 @@ const commonShape = {
   enabled: z.boolean().default(true),
 };
 
-export const stdioServerSchema = z.strictObject({
+const stdioServerSchema = z.strictObject({
   transport: z.literal('stdio'),
   command: text('command').pipe(noNul('command')),
   /** Arguments; `{{user}}` is replaced by the username. @default [] */
@@ -109,8 +111,8 @@ const remoteShape = {
   ...commonShape,
 };
 
-export const httpServerSchema = z.strictObject({ transport: z.literal('http'), ...remoteShape });
-export const sseServerSchema = z.strictObject({ transport: z.literal('sse'), ...remoteShape });
+const httpServerSchema = z.strictObject({ transport: z.literal('http'), ...remoteShape });
+const sseServerSchema = z.strictObject({ transport: z.literal('sse'), ...remoteShape });
 
 /** One server entry, any transport (the registry parses with the transport's own schema). */
 export const serverConfigSchema = z.discriminatedUnion('transport', [

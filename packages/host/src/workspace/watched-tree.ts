@@ -10,9 +10,9 @@
 import type { BigIntStats, Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { INPUT_DIR_NAME } from '@ferry/contract';
 import { type ChangeRecords, entryOf } from './change-records.js';
 import type { DirectoryWatch, WatchEventKind, WatchHub } from './watch-hub.js';
-import { INPUT_DIR_NAME } from './workspace-snapshot.js';
 
 export type TrackerFailureKind = 'watch' | 'lost-events' | 'replaced' | 'limits' | 'closed';
 

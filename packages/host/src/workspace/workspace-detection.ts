@@ -40,7 +40,7 @@ export interface WorkspaceDetection {
 }
 
 /** The directory (under the workspaces root) holding sync markers; usernames cannot start with '.'. */
-export const SYNC_DIR_NAME = '.ferry-sync';
+const SYNC_DIR_NAME = '.ferry-sync';
 
 /** Failures that a new tracker would meet again at once: no watches left, a workspace too large. */
 const isLasting = (failure: TrackerFailure) => failure.kind === 'watch' || failure.kind === 'limits';

@@ -5,8 +5,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-
-export const INPUT_DIR_NAME = 'input_files';
+import { INPUT_DIR_NAME } from '@ferry/contract';
 
 export interface SnapshotEntry {
   size: bigint;

@@ -5,7 +5,7 @@
 import { chmod, chown, lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { collapsePosixPath, FerryError, isValidUsername } from '@ferry/contract';
+import { collapsePosixPath, FerryError, INPUT_DIR_NAME, isValidUsername } from '@ferry/contract';
 import type { DetectionWindow } from './detection-window.js';
 import { type MaterializeCache, materializeInput } from './materialize-input.js';
 import { directoryIdentity } from './watched-tree.js';
@@ -14,12 +14,7 @@ import {
   type DetectionOptions,
   type WorkspaceDetection,
 } from './workspace-detection.js';
-import {
-  INPUT_DIR_NAME,
-  type SnapshotOptions,
-  snapshotWorkspace,
-  type WorkspaceSnapshot,
-} from './workspace-snapshot.js';
+import { type SnapshotOptions, snapshotWorkspace, type WorkspaceSnapshot } from './workspace-snapshot.js';
 
 export interface WorkspacesOptions {
   /** Host directory holding one directory per user; created (0700) when missing. */

@@ -223,7 +223,7 @@ describe('connection pool: local servers over stdio', () => {
       absent: { transport: 'stdio', command: 'no-such-command-ferry' },
     });
     await expect(pool.get('broken', 'alice')).rejects.toThrowError(
-      /Could not connect to MCP server "broken": .*\nstderr: missing API key/s,
+      /^Could not connect to MCP server "broken": [^\n]*; stderr: missing API key$/,
     );
     await expect(pool.get('broken', 'alice')).rejects.toMatchObject({ code: 'E_TOOL_UNAVAILABLE' });
     expect(log.events.filter((e) => e.type === 'closed' && e.reason === 'failed')).toHaveLength(2);

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { INHERITED_ENV_VARS } from '@ferry/sandbox';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionPool } from '../../src/connections/connection.js';
 import { createConnectionPool } from '../../src/connections/connection-pool.js';
-import { INHERITED_ENV_VARS } from '../../src/connections/launcher.js';
 import type { ServerConfigInput } from '../../src/servers/server-config.js';
 import { createServerRegistry } from '../../src/servers/server-registry.js';
 import { createEventLog } from '../support/event-log.js';

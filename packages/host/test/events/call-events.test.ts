@@ -1,5 +1,6 @@
+import type { CallEvent } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
-import { type CallEvent, createCallEventSink } from '../../src/events/call-events.js';
+import { createCallEventSink } from '../../src/events/call-events.js';
 
 describe('createCallEventSink', () => {
   it('stamps call id, a seq that grows by one per event, and an ISO timestamp', () => {

@@ -6,10 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { FerryError } from '@ferry/contract';
+import { type CallEvent, FerryError } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallEvent } from '../../src/events/call-events.js';
 import { createHost, type Host } from '../../src/host.js';
 import { REPO_ROOT } from '../support/servers.js';
 

@@ -6,10 +6,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { TIMEOUT_NOTICES } from '@ferry/contract';
+import { type CallEvent, TIMEOUT_NOTICES } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallEvent } from '../../src/events/call-events.js';
 import { createHost, type Host } from '../../src/host.js';
 import type { ToolCallRequest } from '../../src/pipeline/call-tool.js';
 import { isGone } from '../support/processes.js';
@@ -42,7 +41,12 @@ beforeAll(async () => {
       servers: {
         report: example('report'),
         merge: example('merge'),
-        slow: { ...example('slow'), timeouts: { timeoutSeconds: 0.6, hardCapSeconds: 20 } },
+        // --test-tools: hang and crash, as test/ferry.test-config.json runs it.
+        slow: {
+          ...example('slow'),
+          args: [...example('slow').args, '--test-tools'],
+          timeouts: { timeoutSeconds: 0.6, hardCapSeconds: 20 },
+        },
         everything: { transport: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
         filesystem: { transport: 'stdio', command: process.execPath, args: [FILESYSTEM_BIN, shared] },
       },

@@ -2,10 +2,9 @@
 // SQLite), real workspaces on disk, a manual clock for the watchdog.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseDataUri, TIMEOUT_MESSAGE, TIMEOUT_NOTICES } from '@ferry/contract';
+import { type CallEvent, parseDataUri, TIMEOUT_MESSAGE, TIMEOUT_NOTICES } from '@ferry/contract';
 import type { StorageConfigInput } from '@ferry/storage';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CallEvent } from '../../src/events/call-events.js';
 import { callTool, type ToolCallDeps, type ToolCallRequest } from '../../src/pipeline/call-tool.js';
 import { DEFAULT_TIMEOUTS } from '../../src/pipeline/call-with-watchdog.js';
 import type { FileMode } from '../../src/pipeline/prepare-arguments.js';

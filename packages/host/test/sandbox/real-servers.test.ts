@@ -15,13 +15,20 @@ import { openSandboxedHost, readStored, type SandboxedHost } from './support/san
 const run = promisify(execFile);
 const required = { sandbox: 'required' as const };
 
-/** The enabled stdio servers of the repository's ferry.config.json, as the app would run them. */
+/**
+ * The enabled stdio servers of the repository's ferry.config.json and test/ferry.test-config.json
+ * (which wins for a server in both), as the app would run them.
+ */
 async function exampleServers(): Promise<Record<string, Record<string, unknown>>> {
-  const config = JSON.parse(await readFile(join(REPO_ROOT, 'ferry.config.json'), 'utf8')) as {
-    servers: Record<string, Record<string, unknown>>;
-  };
+  const read = async (path: string) =>
+    (
+      JSON.parse(await readFile(join(REPO_ROOT, path), 'utf8')) as {
+        servers: Record<string, Record<string, unknown>>;
+      }
+    ).servers;
+  const all = { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
   const servers: Record<string, Record<string, unknown>> = {};
-  for (const [name, server] of Object.entries(config.servers)) {
+  for (const [name, server] of Object.entries(all)) {
     if (server.transport === 'stdio' && server.enabled !== false) {
       servers[name] = { ...server, cwd: REPO_ROOT, ...required };
     }
@@ -58,7 +65,7 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 describe('the example servers', () => {
-  it('every one of ferry.config.json lists its tools in the sandbox', async () => {
+  it('every one of ferry.config.json and the test config lists its tools in the sandbox', async () => {
     expect(examples.length).toBeGreaterThanOrEqual(8);
     for (const name of examples) {
       const tools = await env.host.listTools(name, 'alice');

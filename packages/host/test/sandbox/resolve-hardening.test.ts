@@ -1,4 +1,4 @@
-// resolveWorkspaceFile's hardening for the sandbox issue (item 4): hard links, size while
+// resolveWorkspaceFile's hardening for tools that run sandboxed or not: hard links, size while
 // streaming, refusals logged with the user.
 import { appendFile, link, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

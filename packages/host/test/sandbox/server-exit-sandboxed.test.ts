@@ -3,10 +3,11 @@
 // (a signal as 128 + n, as shells do). The call names it, stays retryable, and the next call
 // gets a fresh sandbox. The quota stop, which arrives the same way, keeps its own code
 // (sandbox-modes.test.ts).
+
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { ToolCallResponse } from '@ferry/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolCallResponse } from '../../src/pipeline/call-tool.js';
 import {
   openSandboxedHost,
   processesWith,

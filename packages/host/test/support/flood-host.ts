@@ -1,16 +1,16 @@
 // The host with the hostile `flood` example server (examples/servers/src/flood.ts) over stdio, a
 // real FileStore in a temporary directory and pool options of the test's choosing: what the
 // intake-limit tests (big and deep results, servers dying mid-call, stderr floods) run against.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
-import type { CallEvent } from '../../src/events/call-events.js';
 import { createHost, type Host, type HostOptions } from '../../src/host.js';
-import type { ToolCallResponse } from '../../src/pipeline/call-tool.js';
 import { REPO_ROOT } from './servers.js';
 
-export const FLOOD_SERVER = {
+const FLOOD_SERVER = {
   transport: 'stdio' as const,
   command: process.execPath,
   args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/flood.ts')],

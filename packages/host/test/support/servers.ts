@@ -1,13 +1,15 @@
 // Config entries for the real servers the connection tests start: the fixture server (run with
 // tsx) and the published @modelcontextprotocol/server-everything and server-filesystem, run
 // unmodified from node_modules with this Node binary.
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ServerConfigInput } from '../../src/servers/server-config.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const FIXTURE_SERVER = fileURLToPath(new URL('./fixture-server.ts', import.meta.url));
-export const EVERYTHING_BIN = `${REPO_ROOT}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
-export const FILESYSTEM_BIN = `${REPO_ROOT}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
+const FIXTURE_SERVER = fileURLToPath(new URL('./fixture-server.ts', import.meta.url));
+const require = createRequire(import.meta.url);
+export const EVERYTHING_BIN = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM_BIN = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
 type StdioInput = Extract<ServerConfigInput, { transport: 'stdio' }>;
 

@@ -12,9 +12,9 @@ import { createBlobError } from './errors.js';
  */
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 /** S3's own limit on key length (bytes; keys here are ASCII). */
-export const MAX_KEY_LENGTH = 1024;
+const MAX_KEY_LENGTH = 1024;
 /** Most filesystems' limit on one name. */
-export const MAX_SEGMENT_LENGTH = 255;
+const MAX_SEGMENT_LENGTH = 255;
 
 function show(value: unknown): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : String(value);

@@ -5,7 +5,7 @@ import type { CatalogTraits } from './traits.js';
 // everything else (constraints, partial unique index, indexes) is the same DDL on both.
 // Append new migrations; never edit one that has shipped.
 
-export function catalogMigrations(traits: CatalogTraits): Record<string, Migration> {
+function catalogMigrations(traits: CatalogTraits): Record<string, Migration> {
   const timestamp = traits.nativeTimestamps ? 'timestamptz' : 'text';
   const bool = traits.nativeBooleans ? 'boolean' : 'integer';
 

@@ -1,7 +1,8 @@
+import type { FileInfo } from '@ferry/contract';
 import type { Selectable } from 'kysely';
 import type { FilesTable, UsersTable } from './tables.js';
 import type { CatalogTraits } from './traits.js';
-import type { FileInfo, FileRecord, PendingFile, UserRecord } from './types.js';
+import type { FileRecord, PendingFile, UserRecord } from './types.js';
 
 // The one place where dialect value shapes meet the catalog's types, in both directions.
 

@@ -16,7 +16,7 @@ export interface SqliteCatalogOptions extends KyselyCatalogOptions {
   migrate?: boolean;
 }
 
-export const sqliteCatalogTraits: CatalogTraits = Object.freeze({
+const sqliteCatalogTraits: CatalogTraits = Object.freeze({
   dialect: 'sqlite',
   nativeBooleans: false,
   nativeTimestamps: false,

@@ -1,5 +1,5 @@
+import type { FileSource } from '@ferry/contract';
 import type { ColumnType } from 'kysely';
-import type { FileSource } from './types.js';
 
 // Column types as each dialect hands them back: PostgreSQL returns bigint and count() as strings,
 // timestamptz as Date and boolean as boolean; SQLite returns numbers, ISO-8601 text and 0/1.

@@ -5,9 +5,6 @@ import type { Kysely } from 'kysely';
 import type { CatalogTables } from './tables.js';
 import type { CatalogTraits } from './traits.js';
 
-// Shared with the files API and the web app, so defined once in the contract.
-export type { FileInfo, FileSource } from '@ferry/contract';
-
 /** A stored, ready version of a logical file. */
 export interface FileRecord {
   id: string;
@@ -181,6 +178,19 @@ export interface Catalog {
    * whatever it had reserved.
    */
   finalize(owner: string, id: string, fields: FinalizeFields): Promise<FileRecord>;
+  /**
+   * finalize, unless the latest version of the name already holds the same bytes (equal sha256)
+   * and lives at least as long as the new one would (same source; kept across sessions, or
+   * session-only in the same session; no earlier expiry): then that version is returned with
+   * `reused: true` and the pending row is left for the caller to delete with its blob. Check and
+   * claim are one step against concurrent writers: identical uploads racing each other add one
+   * version, not several.
+   */
+  finalizeUnlessIdentical(
+    owner: string,
+    id: string,
+    fields: FinalizeFields,
+  ): Promise<{ file: FileRecord; reused: boolean }>;
 
   get(owner: string, id: string): Promise<FileRecord | undefined>;
   latestByName(owner: string, name: string): Promise<FileRecord | undefined>;

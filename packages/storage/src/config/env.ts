@@ -17,7 +17,7 @@ const bind = (variable: string, path: string, kind: Kind = 'string'): EnvBinding
   kind,
 });
 
-export const ENV_BINDINGS: readonly EnvBinding[] = [
+const ENV_BINDINGS: readonly EnvBinding[] = [
   bind('FERRY_DATA_DIR', 'dataDir'),
   bind('FERRY_PERSIST_FILES_ACROSS_SESSIONS', 'persist_files_across_sessions', 'boolean'),
   bind('FERRY_BASE64_SIZE_LIMIT_MB', 'base64_size_limit_mb', 'number'),
@@ -37,7 +37,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
 ];
 
 /** Key id of the key given by FERRY_TOKEN_SECRET when FERRY_TOKEN_KEY_ID is not set. */
-export const ENV_TOKEN_KEY_ID = 'env';
+const ENV_TOKEN_KEY_ID = 'env';
 
 export interface ConfigProblem {
   /** Dotted path in the config, e.g. `blob.bucket`. */

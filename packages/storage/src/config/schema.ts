@@ -125,7 +125,7 @@ export const storageConfigSchema = z
       ctx.addIssue({
         code: 'custom',
         message:
-          "a token key is required with a PostgreSQL catalog, so every instance verifies the others' download URLs",
+          'a PostgreSQL catalog (FERRY_DATABASE_URL) needs a token key shared by every instance, so each accepts the download links the others sign: set FERRY_TOKEN_SECRET to the same random secret of at least 32 bytes on every instance (for example the output of `openssl rand -hex 32`), or list the keys in storage.tokens.keys',
         path: ['tokens', 'keys'],
       });
     }

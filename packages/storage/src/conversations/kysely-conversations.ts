@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { migrateCatalog } from '../catalog/migrations.js';
 import { encodeTime, toDate, toNumber } from '../catalog/rows.js';
 import type { CatalogTables, ConversationMessagesTable, ConversationsTable } from '../catalog/tables.js';
 import type { CatalogTraits } from '../catalog/traits.js';
@@ -20,14 +19,14 @@ export interface KyselyConversationStoreOptions {
 const APPEND_ATTEMPTS = 3;
 
 /**
- * The store, written once over Kysely like the catalog: the dialect factories pass the instance
- * and the traits. Every query starts from `owner = ?` (directly or through the conversation).
+ * The store, written once over Kysely like the catalog: `conversationStoreOf` passes the
+ * catalog's instance and traits. Every query starts from `owner = ?` (directly or through the conversation).
  */
 export function createKyselyConversationStore(
   db: Kysely<CatalogTables>,
   traits: CatalogTraits,
   options: KyselyConversationStoreOptions = {},
-): ConversationStore & { migrate(): Promise<void> } {
+): ConversationStore {
   const now = options.now ?? (() => new Date());
   const time = (date: Date) => encodeTime(traits, date);
 
@@ -48,7 +47,6 @@ export function createKyselyConversationStore(
 
   return {
     dialect: traits.dialect,
-    migrate: () => migrateCatalog(db as Kysely<unknown>, traits),
 
     async create(owner, fields = {}) {
       requireOwner(owner);
@@ -188,8 +186,6 @@ export function createKyselyConversationStore(
         .execute();
       return rows.map(toMessage);
     },
-
-    close: () => db.destroy(),
   };
 }
 

@@ -53,7 +53,6 @@ export interface ConversationStore {
   append(owner: string, id: string, messages: readonly NewMessage[]): Promise<MessageRecord[] | undefined>;
   /** Every message in order; undefined when the conversation is not this owner's. */
   messages(owner: string, id: string): Promise<MessageRecord[] | undefined>;
-  close(): Promise<void>;
 }
 
 /** Titles are one line of at most this many characters. */

@@ -7,7 +7,7 @@
 /** Bytes one `extractInfo` call may fetch with `readRange` (all extractors together). */
 export const MAX_INFO_READ_BYTES = 4 * 1024 * 1024;
 /** `readRange` calls one `extractInfo` call may make. */
-export const MAX_INFO_READ_CALLS = 256;
+const MAX_INFO_READ_CALLS = 256;
 /** Small reads are rounded up to this, so walking a chain of small headers stays cheap. */
 const MIN_FETCH = 4096;
 const MAX_CACHED = 8;
@@ -32,7 +32,7 @@ export interface ByteSourceOptions {
 }
 
 /** Thrown when an extractor would read more than its budget; extractInfo turns it into null. */
-export class ReadBudgetError extends Error {
+class ReadBudgetError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ReadBudgetError';

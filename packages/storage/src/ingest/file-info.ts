@@ -4,7 +4,7 @@
 // it cannot tell within MAX_INFO_READ_BYTES is null, because a missing fact only makes the file
 // block shorter while a failed or slow upload would be a real fault.
 
-import type { FileInfo } from '../catalog/types.js';
+import type { FileInfo } from '@ferry/contract';
 import { createByteSource, MAX_INFO_READ_BYTES, type ReadRange } from './byte-source.js';
 import { infoKindOf } from './file-kind.js';
 import { imageInfo } from './image-info.js';

@@ -1,10 +1,11 @@
-// Pixel size of an image. JPEG and TIFF are walked here (their size can be far from the start);
-// every other format (PNG, GIF, WebP, BMP, SVG, ICO, PSD, AVIF/HEIF, JPEG XL, …) goes to
-// `image-size`, which reads the size from the first bytes.
+// Pixel size of an image. JPEG, TIFF and GIF are walked here (their size can be far from the
+// start, or, for GIF, in the first frame as well as the header); every other format (PNG, WebP,
+// BMP, SVG, ICO, PSD, AVIF/HEIF, JPEG XL, …) goes to `image-size`, which reads the size from the
+// first bytes. Checked against Pillow on files from real writers (test/fixtures/ingest-corpus).
 
 import { imageSize } from 'image-size';
 import { type ByteSource, startsWith } from './byte-source.js';
-import { jpegSize, type PixelSize, tiffSize } from './image-walkers.js';
+import { gifSize, jpegSize, type PixelSize, tiffSize } from './image-walkers.js';
 
 /** One retry with this much of the file when the head alone did not do (e.g. HEIF boxes). */
 const RETRY_PREFIX_BYTES = 1024 * 1024;
@@ -12,6 +13,7 @@ const RETRY_PREFIX_BYTES = 1024 * 1024;
 const MAX_DIMENSION = 0x7fffffff;
 
 const JPEG = [0xff, 0xd8, 0xff];
+const GIF = [0x47, 0x49, 0x46, 0x38]; // GIF8
 const TIFF_LE = [0x49, 0x49];
 const TIFF_BE = [0x4d, 0x4d];
 
@@ -35,6 +37,7 @@ function fromLibrary(bytes: Uint8Array): PixelSize | null {
 export async function imageInfo(src: ByteSource): Promise<PixelSize | null> {
   const { head } = src;
   if (startsWith(head, JPEG)) return valid(await jpegSize(src));
+  if (startsWith(head, GIF)) return valid(await gifSize(src));
   if (startsWith(head, TIFF_LE) || startsWith(head, TIFF_BE)) {
     const size = await tiffSize(src);
     if (size) return valid(size);

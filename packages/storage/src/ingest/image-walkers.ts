@@ -1,7 +1,9 @@
-// The two image formats whose size can sit far from the start: a JPEG's frame header (SOF) comes
-// after its APP segments (EXIF thumbnails, ICC profiles, XMP: easily past 64 KiB), and a TIFF's
-// first IFD may be written after the pixel data, at the end of the file. Both are walked through
-// the byte source, reading only the few bytes of each header on the way.
+// The image formats whose size can sit far from the start: a JPEG's frame header (SOF) comes
+// after its APP segments (EXIF thumbnails, ICC profiles, XMP: easily past 64 KiB), a TIFF's
+// first IFD may be written after the pixel data, at the end of the file, and a GIF's first frame
+// (which may be larger than the logical screen it claims) follows its color table and
+// extensions. All are walked through the byte source, reading only the few bytes of each header
+// on the way.
 
 import type { ByteSource } from './byte-source.js';
 
@@ -111,6 +113,52 @@ export async function tiffSize(src: ByteSource): Promise<PixelSize | null> {
     else return null;
     if (tag === TAG_IMAGE_WIDTH) width = value;
     else height = value;
+  }
+  return width > 0 && height > 0 ? { width, height } : null;
+}
+
+/** GIF blocks and sub-blocks walked before settling for the logical screen size. */
+const MAX_GIF_BLOCKS = 16_384;
+
+/** Start of the first image descriptor (0x2C) after the header, or null if not found cheaply. */
+async function gifFirstFrame(src: ByteSource, flags: number): Promise<number | null> {
+  // Header (6) and logical screen descriptor (7), then the global color table if flagged.
+  let pos = 13 + (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
+  for (let blocks = 0; blocks < MAX_GIF_BLOCKS && pos < src.size; blocks++) {
+    const [introducer, label] = await src.read(pos, 2);
+    if (introducer === 0x2c) return pos;
+    // Anything but an extension (0x21) here is the trailer or garbage.
+    if (introducer !== 0x21 || label === undefined) return null;
+    pos += 2;
+    // The extension's data sub-blocks, each led by its length, end with a zero length.
+    for (; blocks < MAX_GIF_BLOCKS; blocks++) {
+      const [length] = await src.read(pos, 1);
+      if (length === undefined) return null;
+      pos += 1 + length;
+      if (length === 0) break;
+    }
+  }
+  return null;
+}
+
+/**
+ * The canvas a GIF is shown on: its logical screen, grown to hold the first frame when that frame
+ * reaches past it (some encoders write a 0 × 0 or too small screen; browsers and Pillow grow it).
+ */
+export async function gifSize(src: ByteSource): Promise<PixelSize | null> {
+  const header = await src.read(0, 13);
+  if (header.length < 13) return null;
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  let width = view.getUint16(6, true);
+  let height = view.getUint16(8, true);
+  // Past the read budget (a huge comment or XMP extension first), the screen size is the answer.
+  const frameAt = await gifFirstFrame(src, header[10] as number).catch(() => null);
+  const frame =
+    frameAt === null ? new Uint8Array(0) : await src.read(frameAt + 1, 8).catch(() => new Uint8Array(0));
+  if (frame.length === 8) {
+    const frameView = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+    width = Math.max(width, frameView.getUint16(0, true) + frameView.getUint16(4, true));
+    height = Math.max(height, frameView.getUint16(2, true) + frameView.getUint16(6, true));
   }
   return width > 0 && height > 0 ? { width, height } : null;
 }

@@ -10,7 +10,7 @@ import type { TableCounts } from './table-counter.js';
  * Footers larger than this are not read. Wide tables with many row groups have footers of a few
  * hundred KiB; the budget of one extractInfo call caps it anyway.
  */
-export const MAX_PARQUET_FOOTER_BYTES = 3 * 1024 * 1024;
+const MAX_PARQUET_FOOTER_BYTES = 3 * 1024 * 1024;
 
 const PAR1 = 0x31524150; // "PAR1" read as little-endian uint32
 

@@ -4,13 +4,19 @@
 // 2. The page tree: startxref → xref sections → trailer /Root → catalog /Pages → its /Count,
 //    the number every viewer shows. Costs a few small reads, more when objects sit in object
 //    streams (one inflated stream).
-// 3. When the xref is broken: the largest /Count of a `/Type /Pages` object in plain text in the
+// 3. When `startxref` is missing or wrong: the page tree from the newest xref section written
+//    in the last MiB (a classic table or an xref stream), as viewers repair such files.
+// 4. When the xref is broken: the largest /Count of a `/Type /Pages` object in plain text in the
 //    head or the last MiB (the root has the largest count). Misses trees packed in object
 //    streams, and may see an older revision's tree.
+// Offsets count from the `%PDF-` header, which may follow junk (mail headers, a download
+// helper's prefix); 1–3 are tried from there first and then from the start of the file, for the
+// writers that counted the junk too. Checked against pdf.js on files from real writers
+// (test/fixtures/ingest-corpus).
 
 import { type ByteSource, latin1 } from './byte-source.js';
 import { dictOf, intOf, type PdfValue, parseIndirectObject } from './pdf-syntax.js';
-import { openPdfDocument } from './pdf-xref.js';
+import { openPdfDocument, type PdfDocument } from './pdf-xref.js';
 
 /** Where `startxref` is looked for; writers put it in the last few hundred bytes. */
 const STARTXREF_TAIL = 16 * 1024;
@@ -38,15 +44,92 @@ function linearizedPages(src: ByteSource): number | undefined {
   }
 }
 
+async function countOf(doc: PdfDocument): Promise<number | undefined> {
+  const catalog = dictOf(await doc.resolve(doc.trailer.get('Root')));
+  const pages = dictOf(await doc.resolve(catalog?.get('Pages')));
+  return validPages(await doc.resolve(pages?.get('Count')));
+}
+
 async function pageTreePages(src: ByteSource): Promise<number | undefined> {
   const tailLength = Math.min(src.size, STARTXREF_TAIL);
   const tail = latin1(await src.read(src.size - tailLength, tailLength));
   const match = /startxref\s+(\d{1,15})/.exec(tail.slice(tail.lastIndexOf('startxref')));
   if (!match) return undefined;
-  const doc = await openPdfDocument(src, Number(match[1]));
-  const catalog = dictOf(await doc.resolve(doc.trailer.get('Root')));
-  const pages = dictOf(await doc.resolve(catalog?.get('Pages')));
-  return validPages(await doc.resolve(pages?.get('Count')));
+  return countOf(await openPdfDocument(src, Number(match[1])));
+}
+
+/** Xref sections tried when `startxref` fails (the newest first); each costs a few reads. */
+const MAX_RECOVERY_SECTIONS = 4;
+/** `/Type /XRef` matches looked at for those sections. */
+const MAX_RECOVERY_MATCHES = 64;
+
+/** Start of the `n g obj` header of the object around `index`, searched in a bounded span. */
+function objectHeaderBefore(text: string, index: number): number | undefined {
+  const from = Math.max(0, index - MAX_HEADER_DISTANCE);
+  const near = text.slice(from, index).lastIndexOf('obj');
+  if (near === -1) return undefined;
+  const objAt = from + near;
+  const header = /\d+\s+\d+\s+obj$/.exec(text.slice(Math.max(0, objAt - 32), objAt + 3));
+  return header ? objAt + 3 - header[0].length : undefined;
+}
+
+/** The page count from the newest xref section in the last MiB, ignoring `startxref`. */
+async function recoveredPages(src: ByteSource): Promise<number | undefined> {
+  const tailLength = Math.min(src.size, SCAN_TAIL);
+  const tailStart = src.size - tailLength;
+  const text = latin1(await src.read(tailStart, tailLength));
+  // A classic table starts a line with `xref`; `startxref` does not match.
+  const tables = [...text.matchAll(/(?:^|[\r\n])xref\s/g)].map(
+    (found) => found.index + found[0].indexOf('x'),
+  );
+  // Xref streams by their dictionary, newest first; looking for each one's header costs a bounded
+  // span, so only so many are looked at (crafted text may repeat `/Type /XRef` endlessly).
+  const streams: number[] = [];
+  const typeMatches = [...text.matchAll(/\/Type\s*\/XRef\b/g)].reverse().slice(0, MAX_RECOVERY_MATCHES);
+  for (const found of typeMatches) {
+    const at = objectHeaderBefore(text, found.index);
+    if (at !== undefined && !streams.includes(at)) streams.push(at);
+    if (streams.length === MAX_RECOVERY_SECTIONS) break;
+  }
+  const newestFirst = [...tables.slice(-MAX_RECOVERY_SECTIONS), ...streams]
+    .sort((a, b) => b - a)
+    .slice(0, MAX_RECOVERY_SECTIONS);
+  for (const at of newestFirst) {
+    try {
+      const pages = await countOf(await openPdfDocument(src, tailStart + at));
+      if (pages !== undefined) return pages;
+    } catch {
+      // Not a readable section after all (or it points at broken objects): try an older one.
+    }
+  }
+  return undefined;
+}
+
+/** The file seen from its `%PDF-` header on, where offsets start. */
+function fromHeader(src: ByteSource, header: number): ByteSource {
+  return {
+    size: src.size - header,
+    head: src.head.subarray(header),
+    read: (start, length) => src.read(header + start, length),
+  };
+}
+
+/** Methods 1–3 on one view of the file. */
+async function structuredPages(src: ByteSource): Promise<number | undefined> {
+  const linearized = linearizedPages(src);
+  if (linearized !== undefined) return linearized;
+  try {
+    const pages = await pageTreePages(src);
+    if (pages !== undefined) return pages;
+  } catch {
+    // Broken or unsupported cross-reference data: look for the sections themselves.
+  }
+  try {
+    return await recoveredPages(src);
+  } catch {
+    // Out of read budget: only the scan of what was read is left.
+    return undefined;
+  }
 }
 
 /**
@@ -68,14 +151,9 @@ function scanPageTrees(text: string): number | undefined {
   let chars = MAX_SCAN_CHARS;
   for (const found of text.matchAll(/\/Type\s*\/Pages\b/g)) {
     if (++matches > MAX_SCAN_MATCHES || chars <= 0) break;
-    // The object header is the nearest `n g obj` before the match, searched in a bounded span.
-    const from = Math.max(0, found.index - MAX_HEADER_DISTANCE);
-    const near = text.slice(from, found.index).lastIndexOf('obj');
-    if (near === -1) continue;
-    const objAt = from + near;
-    const header = /\d+\s+\d+\s+obj$/.exec(text.slice(Math.max(0, objAt - 32), objAt + 3));
-    if (!header) continue;
-    const at = objAt + 3 - header[0].length;
+    // The object header is the nearest `n g obj` before the match.
+    const at = objectHeaderBefore(text, found.index);
+    if (at === undefined) continue;
     // Kids of one tree node often share the text before them; parse each object once.
     if (parsed.has(at)) continue;
     parsed.add(at);
@@ -110,15 +188,10 @@ async function scannedPages(src: ByteSource): Promise<number | undefined> {
 
 /** Page count, or null when the file is not a PDF or none of the methods above can tell. */
 export async function pdfInfo(src: ByteSource): Promise<{ pages: number } | null> {
-  if (!latin1(src.head.subarray(0, 1024)).includes('%PDF-')) return null;
-  let pages = linearizedPages(src);
-  if (pages === undefined) {
-    try {
-      pages = await pageTreePages(src);
-    } catch {
-      // Broken or unsupported cross-reference data: fall back to scanning.
-    }
-  }
+  const header = latin1(src.head.subarray(0, 1024)).indexOf('%PDF-');
+  if (header === -1) return null;
+  let pages = header > 0 ? await structuredPages(fromHeader(src, header)) : undefined;
+  pages ??= await structuredPages(src);
   pages ??= await scannedPages(src);
   return pages === undefined ? null : { pages };
 }

@@ -15,7 +15,7 @@ export type PdfValue =
   | null
   | string // a name, without its slash
   | { ref: PdfRef }
-  | { bytes: string } // a string's raw text: only ever skipped here
+  | { bytes: string; hex?: true } // a string's raw text, escapes undone only where needed (pdf-crypt)
   | { keyword: string }
   | PdfValue[]
   | Map<string, PdfValue>;
@@ -95,7 +95,7 @@ export class PdfLexer {
     const { text } = this;
     const ch = text[this.pos] as string;
     if (ch === '<' && text[this.pos + 1] === '<') return this.dictionary(depth);
-    if (ch === '<') return this.delimited('>');
+    if (ch === '<') return { ...this.delimited('>'), hex: true };
     if (ch === '(') return this.literalString();
     if (ch === '[') {
       this.pos++;

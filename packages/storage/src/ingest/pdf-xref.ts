@@ -1,9 +1,11 @@
 // Opens a PDF the way a viewer does, minus everything but lookups: from `startxref` it reads the
 // cross-reference sections (classic tables, compressed xref streams and hybrids, following /Prev
 // through incremental updates), then resolves objects by number, including objects packed in
-// object streams. Each read is a bounded window through the byte source.
+// object streams (decrypted when the file is encrypted for anyone to open). Each read is a
+// bounded window through the byte source.
 
 import { type ByteSource, latin1 } from './byte-source.js';
+import { type StreamDecryptor, streamDecryptor, stringBytes } from './pdf-crypt.js';
 import { decodeStream } from './pdf-stream.js';
 import {
   dictOf,
@@ -185,12 +187,27 @@ export async function openPdfDocument(src: ByteSource, startxref: number): Promi
     });
   }
 
-  /** A number given directly or as a reference to a plain (not packed) object. */
-  async function plainNumber(value: PdfValue | undefined): Promise<number | undefined> {
+  /** A value given directly or as a reference to a plain (not packed) object. */
+  async function plainValue(value: PdfValue | undefined): Promise<PdfValue | undefined> {
     const ref = refOf(value);
-    if (!ref) return intOf(value);
+    if (!ref) return value;
     const entry = lookup(ref.num);
-    return entry?.type === 1 ? intOf((await readObjectAt(entry.offset, ref.num)).value) : undefined;
+    return entry?.type === 1 ? (await readObjectAt(entry.offset, ref.num)).value : undefined;
+  }
+
+  let decryptor: Promise<StreamDecryptor | null> | undefined;
+
+  /** How object streams are decrypted: identity when not encrypted, null when we cannot. */
+  function streamDecryption(): Promise<StreamDecryptor | null> {
+    decryptor ??= (async () => {
+      if (!trailer.has('Encrypt')) return (_num: number, _gen: number, data: Uint8Array) => data;
+      // Only a plain object: one packed in an object stream would need itself to be read.
+      const encrypt = dictOf(await plainValue(trailer.get('Encrypt')));
+      const ids = trailer.get('ID');
+      const firstId = stringBytes(Array.isArray(ids) ? ids[0] : undefined);
+      return (encrypt && streamDecryptor(encrypt, firstId)) ?? null;
+    })();
+    return decryptor;
   }
 
   async function objectStream(num: number): Promise<{ dict: Dict; text: string }> {
@@ -200,11 +217,13 @@ export async function openPdfDocument(src: ByteSource, startxref: number): Promi
     const dict = dictOf(object.value);
     // The spec keeps an object stream's /Length out of object streams; insisting on that also
     // means a crafted file cannot make this stream wait on itself.
-    const length = await plainNumber(dict?.get('Length'));
+    const length = intOf(await plainValue(dict?.get('Length')));
     if (!dict || object.streamStart === undefined || length === undefined) {
       throw new SyntaxError('bad object stream');
     }
-    const raw = await src.read(object.start + object.streamStart, length);
+    const decrypt = await streamDecryption();
+    if (!decrypt) throw new SyntaxError('encrypted object stream that cannot be opened without a password');
+    const raw = decrypt(num, object.gen, await src.read(object.start + object.streamStart, length));
     return { dict, text: `${latin1(decodeStream(dict, raw))}\n` };
   }
 

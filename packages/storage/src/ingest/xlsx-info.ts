@@ -1,7 +1,8 @@
 // Rows and columns of a workbook's first worksheet from its `<dimension ref="A1:D100"/>`, which
 // spreadsheet writers put near the start of the sheet XML, before the cell data. So only the
 // zip directory, the small workbook and relationship parts, and the first few KiB of the sheet
-// are read and inflated, however large the sheet is.
+// are read and inflated, however large the sheet is. A small sheet read whole without a usable
+// dimension is measured from its cells instead.
 
 import type { ByteSource } from './byte-source.js';
 import type { TableCounts } from './table-counter.js';
@@ -69,20 +70,56 @@ function shapeOfRef(ref: string): TableCounts | null {
   return { rows, columns };
 }
 
-function shapeOfSheet(xml: string): TableCounts | null | 'more' {
+/**
+ * Rows and columns spanned by the cells that hold something, from the cell data itself: for a
+ * sheet read whole whose writer left out `<dimension>` or never filled it in. `r` is optional on
+ * rows and cells (streaming writers omit it); then they follow the previous one.
+ */
+function extentOfCells(xml: string): TableCounts {
+  let row = 0;
+  let column = 0;
+  let top = Number.POSITIVE_INFINITY;
+  let bottom = 0;
+  let left = Number.POSITIVE_INFINITY;
+  let right = 0;
+  for (const match of xml.matchAll(/<(?:\w+:)?(row|c)\b([^>]*)>/g)) {
+    const ref = attribute(match[2] ?? '', 'r');
+    if (match[1] === 'row') {
+      row = ref !== undefined && /^\d{1,7}$/.test(ref) ? Number(ref) : row + 1;
+      column = 0;
+      continue;
+    }
+    const cell = ref === undefined ? null : /^\$?([A-Z]{1,3})\$?(\d{1,7})$/.exec(ref.toUpperCase());
+    column = cell ? columnNumber(cell[1] ?? '') : column + 1;
+    if (cell) row = Number(cell[2]);
+    // `<c r="B2" s="1"/>` is formatting without a value.
+    if ((match[2] ?? '').endsWith('/')) continue;
+    top = Math.min(top, row);
+    bottom = Math.max(bottom, row);
+    left = Math.min(left, column);
+    right = Math.max(right, column);
+  }
+  return bottom === 0 ? { rows: 0, columns: 0 } : { rows: bottom - top + 1, columns: right - left + 1 };
+}
+
+/** `complete` when `xml` is the whole sheet, not a prefix of it. */
+function shapeOfSheet(xml: string, complete: boolean): TableCounts | null | 'more' {
   const dimension = /<(?:\w+:)?dimension\b[^>]*>/.exec(xml);
-  const empty = /<(?:\w+:)?sheetData\s*\/>/.test(xml);
+  // openpyxl writes `<sheetData></sheetData>`, others `<sheetData/>`.
+  const empty = /<(?:\w+:)?sheetData\s*(?:\/>|>\s*<\/(?:\w+:)?sheetData>)/.test(xml);
   if (dimension) {
     const shape = shapeOfRef(attribute(dimension[0], 'ref') ?? '');
     // An empty sheet still says `A1`; its empty `<sheetData/>` tells it apart from one cell.
     if (shape && empty) return { rows: 0, columns: 0 };
-    // A one-cell dimension over several cells is a writer that never fills it in: unknown.
+    // A one-cell dimension over several cells is a writer that never fills it in: unknown,
+    // unless the whole sheet is at hand to count.
     if (shape && shape.rows * shape.columns === 1 && (xml.match(/<(?:\w+:)?c\b/g)?.length ?? 0) > 1) {
-      return null;
+      return complete ? extentOfCells(xml) : null;
     }
     return shape;
   }
   if (empty) return { rows: 0, columns: 0 };
+  if (complete) return extentOfCells(xml);
   // The dimension precedes the cell data; once the data started, the writer left it out.
   return /<(?:\w+:)?sheetData\b/.test(xml) ? null : 'more';
 }
@@ -99,10 +136,11 @@ export async function xlsxInfo(src: ByteSource): Promise<TableCounts | null> {
   for (const step of SHEET_STEPS) {
     const bytes = await readZipEntry(src, sheet, step);
     if (!bytes) return null;
-    const shape = shapeOfSheet(new TextDecoder().decode(bytes));
+    // The output cap throws before a part is cut, so having read all input means the whole sheet.
+    const complete = step.maxInput >= sheet.compressedSize;
+    const shape = shapeOfSheet(new TextDecoder().decode(bytes), complete);
     if (shape !== 'more') return shape;
-    // Nothing more to inflate: the whole sheet was already read.
-    if (step.maxInput >= sheet.compressedSize) return null;
+    if (complete) return null;
   }
   return null;
 }

@@ -1,7 +1,8 @@
 // Just enough of the zip format to open one entry of an archive in place: the end-of-central-
 // directory record (and its ZIP64 form) at the end, the central directory it points to, and an
 // entry's local header. Reads go through the byte source, so a multi-GiB workbook costs the
-// directory plus the one entry prefix we inflate.
+// directory plus the one entry prefix we inflate. Checked against Python's zipfile on archives
+// from real writers (test/fixtures/ingest-corpus).
 
 import { constants, inflateRawSync } from 'node:zlib';
 import type { ByteSource } from './byte-source.js';
@@ -16,7 +17,7 @@ export interface ZipEntry {
 }
 
 /** Central directories larger than this are not read (about 40,000 entries of typical names). */
-export const MAX_ZIP_DIRECTORY_BYTES = 2 * 1024 * 1024;
+const MAX_ZIP_DIRECTORY_BYTES = 2 * 1024 * 1024;
 
 const EOCD = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
@@ -33,6 +34,12 @@ function viewOf(bytes: Uint8Array): DataView {
 interface DirectoryLocation {
   offset: number;
   size: number;
+  /**
+   * Bytes before the archive proper when something was prepended without fixing the offsets
+   * (`cat stub.exe archive.zip`, a self-extractor): where the records end minus where they say
+   * they end. Zero for ordinary archives.
+   */
+  prefix: number;
 }
 
 async function locateDirectory(src: ByteSource): Promise<DirectoryLocation | null> {
@@ -43,14 +50,10 @@ async function locateDirectory(src: ByteSource): Promise<DirectoryLocation | nul
   // The record is followed only by its comment, so search backwards from the last place it fits.
   for (let i = tail.length - EOCD_SIZE; i >= 0; i--) {
     if (view.getUint32(i, true) !== EOCD) continue;
-    let size = view.getUint32(i + 12, true);
-    let offset = view.getUint32(i + 16, true);
-    if (size === 0xffffffff || offset === 0xffffffff) {
-      const zip64 = await locateZip64(src, tailStart + i);
-      if (!zip64) return null;
-      ({ size, offset } = zip64);
-    }
-    return { offset, size };
+    const size = view.getUint32(i + 12, true);
+    const offset = view.getUint32(i + 16, true);
+    if (size === 0xffffffff || offset === 0xffffffff) return locateZip64(src, tailStart + i);
+    return { offset, size, prefix: Math.max(0, tailStart + i - size - offset) };
   }
   return null;
 }
@@ -60,9 +63,45 @@ async function locateZip64(src: ByteSource, eocdAt: number): Promise<DirectoryLo
   const locator = viewOf(await src.read(eocdAt - 20, 20));
   if (locator.byteLength < 20 || locator.getUint32(0, true) !== ZIP64_LOCATOR) return null;
   const recordAt = Number(locator.getBigUint64(8, true));
-  const record = viewOf(await src.read(recordAt, 56));
-  if (record.byteLength < 56 || record.getUint32(0, true) !== ZIP64_EOCD) return null;
-  return { size: Number(record.getBigUint64(40, true)), offset: Number(record.getBigUint64(48, true)) };
+  // A prepended stub moves the record too; it normally sits right before its locator.
+  let record = viewOf(await src.read(recordAt, 56));
+  let prefix = 0;
+  if (record.byteLength < 56 || record.getUint32(0, true) !== ZIP64_EOCD) {
+    prefix = eocdAt - 20 - 56 - recordAt;
+    if (prefix <= 0) return null;
+    record = viewOf(await src.read(recordAt + prefix, 56));
+    if (record.byteLength < 56 || record.getUint32(0, true) !== ZIP64_EOCD) return null;
+  }
+  return {
+    size: Number(record.getBigUint64(40, true)),
+    offset: Number(record.getBigUint64(48, true)),
+    prefix,
+  };
+}
+
+/** Where the directory really starts: as stated, or shifted by a prepended stub. */
+async function directoryStart(src: ByteSource, location: DirectoryLocation): Promise<number | null> {
+  const at = async (offset: number) => {
+    const bytes = await src.read(offset, 4);
+    return bytes.length === 4 && viewOf(bytes).getUint32(0, true) === CENTRAL_ENTRY;
+  };
+  // An empty archive has no entry to look for.
+  if (location.size === 0 || (await at(location.offset))) return location.offset;
+  return location.prefix > 0 && (await at(location.offset + location.prefix))
+    ? location.offset + location.prefix
+    : null;
+}
+
+// IBM code page 437, bytes 0x80–0xFF: what a name means when its UTF-8 flag is not set.
+const CP437_HIGH =
+  'ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0';
+const UTF8_FLAG = 0x800;
+
+function decodeName(bytes: Uint8Array, flags: number, utf8: InstanceType<typeof TextDecoder>): string {
+  if (flags & UTF8_FLAG || bytes.every((b) => b < 0x80)) return utf8.decode(bytes);
+  let name = '';
+  for (const b of bytes) name += b < 0x80 ? String.fromCharCode(b) : CP437_HIGH[b - 0x80];
+  return name;
 }
 
 // ZIP64 extended information (header id 1) holds, in this order, whichever of the sizes and the
@@ -92,8 +131,11 @@ function applyZip64Extra(entry: ZipEntry, extra: DataView): void {
 export async function readZipDirectory(src: ByteSource): Promise<ZipEntry[] | null> {
   const location = await locateDirectory(src);
   if (!location || location.size > MAX_ZIP_DIRECTORY_BYTES) return null;
-  if (location.offset + location.size > src.size) return null;
-  const directory = await src.read(location.offset, location.size);
+  const start = await directoryStart(src, location);
+  if (start === null || start + location.size > src.size) return null;
+  // Entries' local header offsets are off by the same amount as the directory's.
+  const shift = start - location.offset;
+  const directory = await src.read(start, location.size);
   const view = viewOf(directory);
   const decoder = new TextDecoder();
   const entries: ZipEntry[] = [];
@@ -105,13 +147,14 @@ export async function readZipDirectory(src: ByteSource): Promise<ZipEntry[] | nu
     const nameEnd = at + 46 + nameLength;
     if (nameEnd + extraLength > directory.length) break;
     const entry: ZipEntry = {
-      name: decoder.decode(directory.subarray(at + 46, nameEnd)),
+      name: decodeName(directory.subarray(at + 46, nameEnd), view.getUint16(at + 8, true), decoder),
       method: view.getUint16(at + 10, true),
       compressedSize: view.getUint32(at + 20, true),
       uncompressedSize: view.getUint32(at + 24, true),
       localHeaderOffset: view.getUint32(at + 42, true),
     };
     applyZip64Extra(entry, viewOf(directory.subarray(nameEnd, nameEnd + extraLength)));
+    entry.localHeaderOffset += shift;
     entries.push(entry);
     at = nameEnd + extraLength + commentLength;
   }

@@ -4,7 +4,7 @@ import { FerryError } from '@ferry/contract';
 import type { BlobDriver, ByteRange } from '../blob/driver.js';
 
 /** Largest range the FileStore reads into memory (for info extraction). */
-export const MAX_BUFFERED_RANGE = 8 * 1024 * 1024;
+const MAX_BUFFERED_RANGE = 8 * 1024 * 1024;
 
 export function resolveRange(range: ByteRange, size: number): { start: number; end: number } {
   const { start, end } = range;

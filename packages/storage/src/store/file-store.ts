@@ -5,21 +5,22 @@
 //
 // put: normalize name → check owner and limits → pending row → stream through InspectStream (hash,
 // size limit, head, table counter) and, under a quota, QuotaStream (reserve as bytes arrive) into
-// the blob driver → sniff MIME → info → finalize (next version). Any failure removes the blob and
-// the pending row, so nothing half-written is visible and the space it had reserved is free again.
+// the blob driver → sniff MIME → info → finalize (next version; an upload whose bytes are already
+// the latest version returns that version instead, and its copy goes). Any failure removes the blob
+// and the pending row, so nothing half-written is visible and the space it had reserved is free again.
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FerryError, isValidUsername, normalizeFilename, OCTET_STREAM } from '@ferry/contract';
+import {
+  FerryError,
+  type FileInfo,
+  type FileSource,
+  formatBytesExact,
+  isValidUsername,
+  normalizeFilename,
+  OCTET_STREAM,
+} from '@ferry/contract';
 import type { BlobDriver, ByteRange } from '../blob/driver.js';
-import type {
-  Catalog,
-  FileInfo,
-  FileRecord,
-  FileSource,
-  ListOptions,
-  ListResult,
-  Usage,
-} from '../catalog/types.js';
+import type { Catalog, FileRecord, ListOptions, ListResult, Usage } from '../catalog/types.js';
 import { type EffectiveFlags, effectiveFlags } from '../config/flags.js';
 import type { StorageConfig } from '../config/schema.js';
 import type { TokenSigner, TokenVerification } from '../tokens/token-signer.js';
@@ -58,7 +59,19 @@ export interface PutOptions {
   deferred?: { reason?: string; nextActions?: string[] };
   /** Aborting stops the upload and removes every partial byte. */
   signal?: AbortSignal;
+  /**
+   * When the latest version of the name already holds these bytes (same SHA-256) and lives at
+   * least as long, return it (`unchanged: true`) instead of adding a version; nothing new is kept.
+   * @default true for uploads (source 'uploaded'), false for tool outputs
+   */
+  reuseIdentical?: boolean;
 }
+
+/** What put stored, or the existing version it found identical. */
+export type PutResult = FileRecord & {
+  /** true: the bytes were already the latest version of the name, which is returned; nothing was added. */
+  unchanged?: true;
+};
 
 /** A file by id, or by name (latest version unless `version` is given). */
 export type FileRef = { id: string } | { name: string; version?: number };
@@ -81,7 +94,7 @@ export interface SweepResult {
 export interface FileStore {
   ensureUser(username: string): Promise<string>;
   flags(owner: string): Promise<Readonly<EffectiveFlags>>;
-  put(owner: string, name: string, body: Readable, options?: PutOptions): Promise<FileRecord>;
+  put(owner: string, name: string, body: Readable, options?: PutOptions): Promise<PutResult>;
   stat(owner: string, ref: FileRef): Promise<FileRecord>;
   get(owner: string, ref: FileRef, options?: { range?: ByteRange }): Promise<FileContent>;
   list(owner: string, options?: ListOptions): Promise<ListResult>;
@@ -153,7 +166,12 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     for (const key of await catalog.delete(owner, id)) await blobs.delete(key);
   };
 
-  const put = async (owner: string, rawName: string, body: Readable, opts: PutOptions = {}) => {
+  const put = async (
+    owner: string,
+    rawName: string,
+    body: Readable,
+    opts: PutOptions = {},
+  ): Promise<PutResult> => {
     const name = checkedName(rawName);
     const flags = await flagsOf(owner);
     const source = opts.source ?? 'uploaded';
@@ -195,12 +213,16 @@ export function createFileStore(options: FileStoreOptions): FileStore {
         readRange: (start, end) => readBlobRange(blobs, pending.blobKey, start, end),
       });
       const deferred = deferredInfo(opts.deferred);
-      return await catalog.finalize(owner, pending.id, {
-        size,
-        sha256,
-        mime,
-        info: deferred ? { ...info, ...deferred } : info,
-      });
+      const fields = { size, sha256, mime, info: deferred ? { ...info, ...deferred } : info };
+      if (!(opts.reuseIdentical ?? source === 'uploaded'))
+        return await catalog.finalize(owner, pending.id, fields);
+      const { file, reused } = await catalog.finalizeUnlessIdentical(owner, pending.id, fields);
+      if (!reused) return file;
+      // The same bytes are already the current version: the copy just streamed goes again, as a
+      // failed upload's would (a leftover is swept with the stale pending rows).
+      await blobs.delete(pending.blobKey).catch(() => undefined);
+      await catalog.delete(owner, pending.id).catch(() => undefined);
+      return { ...file, unchanged: true };
     } catch (error) {
       await blobs.delete(pending.blobKey).catch(() => undefined);
       await catalog.delete(owner, pending.id).catch(() => undefined);
@@ -293,7 +315,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
 
 function tooLarge(max: number): (size: number) => Error {
   return (size) =>
-    new FerryError('E_FILE_TOO_LARGE', `File exceeds the limit of ${max} bytes`, {
+    new FerryError('E_FILE_TOO_LARGE', `File exceeds the limit of ${formatBytesExact(max)}`, {
       file_size_bytes: size,
       current_limit_bytes: max,
     });

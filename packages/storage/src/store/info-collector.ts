@@ -1,8 +1,7 @@
 // Bridges the FileStore's single streaming pass to the info extractors: CSV/TSV rows are counted
 // while the bytes flow (the file is never read twice), everything else is read from the head or
 // with a few bounded range reads after the blob is stored.
-import { OCTET_STREAM } from '@ferry/contract';
-import type { FileInfo } from '../catalog/types.js';
+import { type FileInfo, OCTET_STREAM } from '@ferry/contract';
 import { extractInfo } from '../ingest/file-info.js';
 import { tableKindOf } from '../ingest/file-kind.js';
 import { createTableCounter } from '../ingest/table-counter.js';

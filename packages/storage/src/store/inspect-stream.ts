@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 
 /** Bytes kept from the start of the file: enough for file-type and for image headers. */
-export const HEAD_BYTES = 64 * 1024;
+const HEAD_BYTES = 64 * 1024;
 
 /** Bytes hashed ahead of the blob driver (see the constructor). */
 const INSPECT_BUFFER_BYTES = 4 * 1024 * 1024;

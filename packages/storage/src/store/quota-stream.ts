@@ -17,7 +17,7 @@
 // never fits behind all the others, so some upload always gives up: no two wait for each other.
 import { Transform, type TransformCallback } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FerryError } from '@ferry/contract';
+import { FerryError, formatBytesExact } from '@ferry/contract';
 import type { Catalog, Reservation } from '../catalog/types.js';
 
 const BATCH_BYTES = 1024 * 1024;
@@ -128,9 +128,9 @@ class QuotaStream extends Transform {
 function quotaExceeded(quotaBytes: number, total: number, refusal: Reservation & { ok: false }): FerryError {
   return new FerryError(
     'E_QUOTA_EXCEEDED',
-    `Storage quota of ${quotaBytes} bytes exceeded: ${refusal.storedBytes} bytes used, ` +
-      `${refusal.reservedByOthers} bytes reserved by other uploads in progress, ` +
-      `and this upload has reached ${total} bytes`,
+    `Storage quota of ${formatBytesExact(quotaBytes)} exceeded: ${formatBytesExact(refusal.storedBytes)} used, ` +
+      `${formatBytesExact(refusal.reservedByOthers)} reserved by other uploads in progress, ` +
+      `and this one had reached ${formatBytesExact(total)} when refused`,
     {
       quota_bytes: quotaBytes,
       used_bytes: refusal.storedBytes,

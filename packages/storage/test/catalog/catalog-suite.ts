@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/catalog/types.js';
+import type { Catalog, NewPendingFile } from '../../src/catalog/types.js';
 import { addFile, type CatalogContext, expectFerryError, newUser, sha } from './catalog-fixtures.js';
 import { listingTests } from './catalog-suite-listing.js';
 import { crossOwnerTests } from './catalog-suite-owners.js';
@@ -250,5 +250,88 @@ function versioningTests(ctx: CatalogContext): void {
     );
     const versions = await ctx.catalog.versions(owner, 'race.txt');
     expect(versions.map((f) => f.version)).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
+  });
+
+  const pendingOf = (owner: string, name: string, row: Partial<NewPendingFile> = {}) =>
+    ctx.catalog.insertPending({ mime: 'text/plain', source: 'uploaded', ...row, owner, name });
+
+  it('finalizeUnlessIdentical: the same bytes as the latest version return it; other bytes add a version', async () => {
+    const owner = await newUser(ctx.catalog);
+    const v1 = await addFile(ctx.catalog, owner, 'same.txt', { size: 5, sha256: sha('one') });
+    const again = await pendingOf(owner, 'same.txt');
+    const reused = await ctx.catalog.finalizeUnlessIdentical(owner, again.id, {
+      size: 5,
+      sha256: sha('one'),
+    });
+    expect(reused).toEqual({ file: v1, reused: true });
+    // The pending row is the caller's to delete (with its blob): still there, still invisible.
+    expect(await ctx.catalog.delete(owner, again.id)).toEqual([again.blobKey]);
+
+    const changed = await pendingOf(owner, 'same.txt');
+    const v2 = await ctx.catalog.finalizeUnlessIdentical(owner, changed.id, { size: 5, sha256: sha('two') });
+    expect(v2).toMatchObject({ reused: false, file: { id: changed.id, version: 2, sha256: sha('two') } });
+    // Only the latest version counts: going back to the first bytes is a change.
+    const back = await pendingOf(owner, 'same.txt');
+    const v3 = await ctx.catalog.finalizeUnlessIdentical(owner, back.id, { size: 5, sha256: sha('one') });
+    expect(v3).toMatchObject({ reused: false, file: { id: back.id, version: 3 } });
+    // Another name with the same bytes is another file.
+    const elsewhere = await pendingOf(owner, 'other.txt');
+    const first = await ctx.catalog.finalizeUnlessIdentical(owner, elsewhere.id, {
+      size: 5,
+      sha256: sha('one'),
+    });
+    expect(first).toMatchObject({ reused: false, file: { version: 1 } });
+    expect((await ctx.catalog.versions(owner, 'same.txt')).map((f) => f.version)).toEqual([3, 2, 1]);
+  });
+
+  it('finalizeUnlessIdentical keeps the new version when the latest one would not live as long', async () => {
+    const owner = await newUser(ctx.catalog);
+    const bytes = { size: 3, sha256: sha('abc') };
+    const finalized = async (name: string, row: Partial<NewPendingFile>) =>
+      ctx.catalog.finalizeUnlessIdentical(owner, (await pendingOf(owner, name, row)).id, bytes);
+
+    // A session-only version: reused by the same session only, never for a kept upload.
+    await addFile(ctx.catalog, owner, 'temp.txt', { ...bytes, persist: false, sessionId: 's1' });
+    expect((await finalized('temp.txt', { persist: false, sessionId: 's1' })).reused).toBe(true);
+    expect((await finalized('temp.txt', { persist: false, sessionId: 's2' })).reused).toBe(false);
+    expect((await finalized('temp.txt', { persist: true })).reused).toBe(false);
+    // A kept version stands for a session-only upload of the same bytes.
+    expect((await finalized('temp.txt', { persist: false, sessionId: 's3' })).reused).toBe(true);
+
+    // Expiry: an expiring version never stands for one that does not expire, or expires later.
+    const soon = new Date('2030-01-01T00:00:00Z');
+    await addFile(ctx.catalog, owner, 'expiring.txt', { ...bytes, expiresAt: soon });
+    expect((await finalized('expiring.txt', { expiresAt: new Date('2031-01-01T00:00:00Z') })).reused).toBe(
+      false,
+    );
+    await addFile(ctx.catalog, owner, 'expiring2.txt', { ...bytes, expiresAt: soon });
+    expect((await finalized('expiring2.txt', { expiresAt: null })).reused).toBe(false);
+    await addFile(ctx.catalog, owner, 'expiring3.txt', { ...bytes, expiresAt: soon });
+    expect((await finalized('expiring3.txt', { expiresAt: new Date('2029-01-01T00:00:00Z') })).reused).toBe(
+      true,
+    );
+
+    // A tool's output is not an upload of it.
+    await addFile(ctx.catalog, owner, 'made.txt', { ...bytes, source: 'generated' });
+    expect((await finalized('made.txt', { source: 'uploaded' })).reused).toBe(false);
+  });
+
+  it('identical uploads racing on several connections add one version, not several', async () => {
+    const owner = await newUser(ctx.catalog);
+    const catalogs = [ctx.catalog, await ctx.open(), await ctx.open(), await ctx.open()];
+    await addFile(ctx.catalog, owner, 'race.bin', { size: 1, sha256: sha('old') });
+    const pendings = await Promise.all(Array.from({ length: 12 }, () => pendingOf(owner, 'race.bin')));
+    const results = await Promise.all(
+      pendings.map((p, i) =>
+        (catalogs[i % catalogs.length] as Catalog).finalizeUnlessIdentical(owner, p.id, {
+          size: 1,
+          sha256: sha('new'),
+        }),
+      ),
+    );
+    const added = results.filter((r) => !r.reused);
+    expect(added).toHaveLength(1);
+    expect(new Set(results.map((r) => r.file.id))).toEqual(new Set([added[0]?.file.id]));
+    expect((await ctx.catalog.versions(owner, 'race.bin')).map((f) => f.version)).toEqual([2, 1]);
   });
 }

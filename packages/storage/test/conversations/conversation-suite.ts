@@ -18,7 +18,6 @@ export function describeConversationStore(
       ({ store, reopen, cleanup } = await open());
     });
     afterAll(async () => {
-      await store?.close();
       await cleanup?.();
     });
 
@@ -34,21 +33,18 @@ export function describeConversationStore(
       const second = await store.append('owner-a', created.id, [{ role: 'tool', data: { content: '{}' } }]);
       expect(second?.[0]?.seq).toBe(3);
 
+      // The reopened store shares its catalog's connection, which `cleanup` closes.
       const again = await reopen();
-      try {
-        const messages = await again.messages('owner-a', created.id);
-        expect(messages?.map((m) => [m.seq, m.role, m.data])).toEqual([
-          [1, 'user', { text: 'hello ü' }],
-          [2, 'assistant', { text: 'hi', toolCalls: [{ id: 'c1', arguments: { a: 1 } }] }],
-          [3, 'tool', { content: '{}' }],
-        ]);
-        const got = await again.get('owner-a', created.id);
-        expect(got?.messageCount).toBe(3);
-        expect(got?.createdAt).toBeInstanceOf(Date);
-        expect(got?.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
-      } finally {
-        await again.close();
-      }
+      const messages = await again.messages('owner-a', created.id);
+      expect(messages?.map((m) => [m.seq, m.role, m.data])).toEqual([
+        [1, 'user', { text: 'hello ü' }],
+        [2, 'assistant', { text: 'hi', toolCalls: [{ id: 'c1', arguments: { a: 1 } }] }],
+        [3, 'tool', { content: '{}' }],
+      ]);
+      const got = await again.get('owner-a', created.id);
+      expect(got?.messageCount).toBe(3);
+      expect(got?.createdAt).toBeInstanceOf(Date);
+      expect(got?.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
     });
 
     it("hides one owner's conversations from another", async () => {

@@ -2,7 +2,7 @@
 // fails with the reason, never skips.
 import { createPostgresCatalog } from '../../src/catalog/postgres.js';
 import type { Catalog } from '../../src/catalog/types.js';
-import { conversationStoreOf } from '../../src/conversations/dialects.js';
+import { conversationStoreOf } from '../../src/conversations/catalog-conversation-store.js';
 import { createTestSchema } from '../support/postgres.js';
 import { describeConversationStore } from './conversation-suite.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteCatalog } from '../../src/catalog/sqlite.js';
 import type { Catalog } from '../../src/catalog/types.js';
-import { conversationStoreOf } from '../../src/conversations/dialects.js';
+import { conversationStoreOf } from '../../src/conversations/catalog-conversation-store.js';
 import { describeConversationStore } from './conversation-suite.js';
 
 describeConversationStore('sqlite', async () => {

@@ -139,7 +139,7 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-export function sheetXml(sheet: SheetSpec): string {
+function sheetXml(sheet: SheetSpec): string {
   const rows = sheet.rows ?? [];
   const width = Math.max(0, ...rows.map((r) => r.length));
   const computed = rows.length === 0 ? 'A1' : `A1:${columnName(width - 1)}${rows.length}`;

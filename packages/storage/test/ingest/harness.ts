@@ -63,7 +63,7 @@ function partsFile(size: number, parts: Part[]): VirtualFile {
   };
 }
 
-export function bytesFile(bytes: Uint8Array): VirtualFile {
+function bytesFile(bytes: Uint8Array): VirtualFile {
   return partsFile(bytes.length, [{ at: 0, bytes }]);
 }
 

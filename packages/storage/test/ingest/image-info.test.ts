@@ -40,6 +40,41 @@ describe('extractInfo: images', () => {
     expect(run.bytesRead).toBeLessThan(64 * KIB);
   });
 
+  it('grows a GIF logical screen that is smaller than its first frame, as browsers and Pillow do', async () => {
+    const bytes = gif(1, 1);
+    // First frame 1×1 at (40, 30): the canvas must reach 41 × 31 whatever the screen says.
+    bytes.set([0x2c, 40, 0, 30, 0], bytes.indexOf(0x2c));
+    for (const [screenWidth, screenHeight] of [
+      [0, 0],
+      [10, 10],
+      [50, 20],
+    ] as const) {
+      bytes.writeUInt16LE(screenWidth, 6);
+      bytes.writeUInt16LE(screenHeight, 8);
+      const run = await infoOf(bytes, { mime: 'image/gif' });
+      expect(run.info, `${screenWidth}x${screenHeight}`).toEqual({
+        width: Math.max(screenWidth, 41),
+        height: Math.max(screenHeight, 31),
+      });
+    }
+  });
+
+  it('keeps the GIF screen size when the first frame is past long extensions and the read budget', async () => {
+    // 3 MiB of comment sub-blocks before the frame: the walk gives up, the screen still counts.
+    const block = Buffer.concat([Buffer.from([0xff]), Buffer.alloc(0xff, 0x61)]);
+    const comment = Buffer.concat([
+      Buffer.from([0x21, 0xfe]),
+      ...Array(12_000).fill(block),
+      Buffer.from([0]),
+    ]);
+    const base = gif(320, 200);
+    const at = base.indexOf(0x2c);
+    const bytes = Buffer.concat([base.subarray(0, at), comment, base.subarray(at)]);
+    const run = await infoOf(bytes, { mime: 'image/gif' });
+    expect(run.info).toEqual({ width: 320, height: 200 });
+    expect(run.bytesRead).toBeLessThanOrEqual(4 * 1024 * KIB);
+  });
+
   it('reads a TIFF whose IFD comes after 3 GiB of pixel data with a few small reads', async () => {
     const run = await infoOf(tiff(50_000, 20_000, { gap: 3 * GIB }).toFile(), { mime: 'image/tiff' });
     expect(run.info).toEqual({ width: 50_000, height: 20_000 });

@@ -64,6 +64,35 @@ describe('extractInfo: PDF page count', () => {
     expect((await infoOf(bytes, PDF)).info).toEqual({ pages: 30 });
   });
 
+  it('reads the xref stream itself when startxref is wrong or gone (page tree in object streams)', async () => {
+    const bytes = buildPdf({ pages: 25, xref: 'stream' }).toBuffer();
+    const text = bytes.toString('latin1');
+    const wrong = Buffer.from(bytes);
+    wrong.write('0000000001', text.lastIndexOf('startxref\n') + 'startxref\n'.length, 'latin1');
+    expect((await infoOf(wrong, PDF)).info).toEqual({ pages: 25 });
+    const gone = bytes.subarray(0, text.lastIndexOf('startxref'));
+    expect((await infoOf(gone, PDF)).info).toEqual({ pages: 25 });
+  });
+
+  it('counts offsets from the %PDF- header when junk comes before it', async () => {
+    const junk = Buffer.from('Content-Type: application/pdf\r\n\r\n'.repeat(20));
+    for (const xref of ['table', 'stream'] as const) {
+      const bytes = Buffer.concat([junk, buildPdf({ pages: 8, xref }).toBuffer()]);
+      expect((await infoOf(bytes, PDF)).info, xref).toEqual({ pages: 8 });
+    }
+  });
+
+  it('stays bounded on a tail full of fake xref sections', async () => {
+    const real = buildPdf({ pages: 3, xref: 'stream' }).toBuffer();
+    const fake = '\nxref\n0 1\n1 0 obj << /Type /XRef /W [1 1 1] /Length 99999 >> stream\n'.repeat(20_000);
+    const bytes = Buffer.concat([real.subarray(0, real.lastIndexOf('startxref')), Buffer.from(fake)]);
+    const started = performance.now();
+    const run = await infoOf(bytes, PDF);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(run.info).toBeNull();
+    expect(run.bytesRead).toBeLessThanOrEqual(4 * MIB);
+  });
+
   it('finds the root among hundreds of tree nodes when scanning', async () => {
     const bytes = buildPdf({ pages: 6_000, fanout: 6 }).toBuffer();
     const text = bytes.toString('latin1');

@@ -47,6 +47,12 @@ describe('extractInfo: XLSX', () => {
     }
   });
 
+  it('reads a workbook with a stub prepended without fixing its offsets (self-extractor style)', async () => {
+    const book = buildXlsx({ sheets: [{ name: 'S', rows: table(12, 5) }] }).toBuffer();
+    const bytes = Buffer.concat([Buffer.alloc(3000, 0x4d), book]);
+    expect((await infoOf(bytes, XLSX)).info).toEqual({ rows: 12, columns: 5 });
+  });
+
   it('reports an empty sheet as 0 × 0', async () => {
     const bytes = buildXlsx({ sheets: [{ name: 'Empty', rows: [] }] }).toBuffer();
     expect((await infoOf(bytes, XLSX)).info).toEqual({ rows: 0, columns: 0 });
@@ -77,11 +83,18 @@ describe('extractInfo: XLSX', () => {
     expect(run.bytesRead).toBeLessThan(256 * KIB);
   });
 
-  it('gives null when the sheet has no dimension or a one-cell dimension over many cells', async () => {
+  it('measures a small sheet from its cells when it has no dimension or a one-cell one over many cells', async () => {
     const missing = buildXlsx({ sheets: [{ name: 'S', rows: table(10, 3), dimension: false }] }).toBuffer();
-    expect((await infoOf(missing, XLSX)).info).toBeNull();
+    expect((await infoOf(missing, XLSX)).info).toEqual({ rows: 10, columns: 3 });
     const stale = buildXlsx({ sheets: [{ name: 'S', rows: table(10, 3), dimension: 'A1' }] }).toBuffer();
-    expect((await infoOf(stale, XLSX)).info).toBeNull();
+    expect((await infoOf(stale, XLSX)).info).toEqual({ rows: 10, columns: 3 });
+  });
+
+  it('gives null when a sheet too large to read whole has no dimension', async () => {
+    const bytes = buildXlsx({ sheets: [{ name: 'S', rows: table(60_000, 8), dimension: false }] }).toBuffer();
+    const run = await infoOf(bytes, XLSX);
+    expect(run.info).toBeNull();
+    expect(run.bytesRead).toBeLessThan(512 * KIB);
   });
 
   it('gives null, never a throw, for broken archives', async () => {

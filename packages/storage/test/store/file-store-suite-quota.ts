@@ -61,7 +61,7 @@ export function describeFileStoreQuota(label: string, make: () => Promise<Harnes
       for (const error of errors) {
         expect(error).toBeInstanceOf(FerryError);
         expect((error as FerryError).code).toBe('E_QUOTA_EXCEEDED');
-        expect((error as FerryError).message).toMatch(/quota of 20971520 bytes/);
+        expect((error as FerryError).message).toMatch(/quota of 20 MiB \(20,971,520 bytes\)/);
         expect((error as FerryError).details).toMatchObject({ quota_bytes: 20 * MIB });
       }
       const held = await holdings(h, owner);
@@ -190,7 +190,7 @@ export function describeFileStoreQuota(label: string, make: () => Promise<Harnes
         h.files.put(owner, 'next.bin', body(2 * MIB, 50)),
         'E_QUOTA_EXCEEDED',
       );
-      expect(refused.message).toMatch(/4194304 bytes.*3145728 bytes reserved/);
+      expect(refused.message).toMatch(/4,194,304 bytes.*3,145,728 bytes\) reserved/);
       expect(refused.details).toMatchObject({ quota_bytes: 4 * MIB, used_bytes: 0, reserved_bytes: 3 * MIB });
 
       // The catalog stamps rows with the real time: sweep as of now (not yet stale, so a live

@@ -13,7 +13,7 @@ import {
 } from '../support/streams.js';
 import type { Harness } from './harness.js';
 
-export const PNG_1x1 = Buffer.from(
+const PNG_1x1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNkYGBgAAAABQABWaDDsAAAAABJRU5ErkJggg==',
   'base64',
 );
@@ -99,6 +99,36 @@ export function describeFileStore(label: string, make: () => Promise<Harness>) {
       expect((await readAll(old.stream)).toString()).toBe('v,1\n');
       const latest = await h.files.get(alice, { name: 'report.csv' });
       expect((await readAll(latest.stream)).toString()).toBe('v,2\n');
+    });
+
+    it('an upload of the bytes the latest version already holds returns that version and keeps no copy', async () => {
+      const bytes = pseudoRandomBytes(300 * 1024 + 5, 11);
+      const v1 = await putBuffer(h.files, alice, 'same.bin', bytes);
+      expect(v1.unchanged).toBeUndefined();
+      const before = await snapshot(h, alice);
+      const usage = await h.files.usage(alice);
+
+      const again = await putBuffer(h.files, alice, 'same.bin', bytes);
+      expect(again).toEqual({ ...v1, unchanged: true });
+      expect(await snapshot(h, alice)).toEqual(before);
+      expect(await h.files.usage(alice)).toEqual(usage);
+
+      // One byte different is a new version; tool outputs and an explicit opt-out always add one.
+      const changed = Buffer.from(bytes);
+      changed[0] = (changed[0] ?? 0) ^ 1;
+      const v2 = await putBuffer(h.files, alice, 'same.bin', changed);
+      expect(v2).toMatchObject({ version: 2, sha256: sha256(changed) });
+      expect(v2.unchanged).toBeUndefined();
+      const kept = await h.files.put(alice, 'same.bin', streamOfBuffer(changed, 1000), {
+        reuseIdentical: false,
+      });
+      expect(kept.version).toBe(3);
+      await putBuffer(h.files, alice, 'made.bin', bytes);
+      const generated = await h.files.put(alice, 'made.bin', streamOfBuffer(bytes, 1000), {
+        source: 'generated',
+      });
+      expect(generated.version).toBe(2);
+      expect((await h.blobKeys()).length).toBe(before.keys.length + 4);
     });
 
     it('normalizes every incoming name and resolves tool arguments by either form', async () => {

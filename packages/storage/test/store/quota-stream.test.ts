@@ -123,7 +123,9 @@ describe('QuotaStream', () => {
       code: 'E_QUOTA_EXCEEDED',
       details: { quota_bytes: 4 * MIB, used_bytes: MIB, reserved_bytes: 0 },
     });
-    expect((error as FerryError).message).toMatch(/quota of 4194304 bytes exceeded: 1048576 bytes used/);
+    expect((error as FerryError).message).toMatch(
+      /quota of 4 MiB \(4,194,304 bytes\) exceeded: 1 MiB \(1,048,576 bytes\) used/,
+    );
     expect(bytes().length).toBeLessThanOrEqual(3 * MIB);
   });
 

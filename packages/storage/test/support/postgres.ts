@@ -3,8 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-export const TEST_POSTGRES_URL =
-  process.env.FERRY_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const TEST_POSTGRES_URL = process.env.FERRY_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestSchema {
   url: string;

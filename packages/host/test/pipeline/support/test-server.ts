@@ -15,7 +15,7 @@ export const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNkYGBgAAAABQABWaDDsAAAAABJRU5ErkJggg==';
 
 /** A valid, empty 8 kHz mono PCM WAV (44-byte header), so the store's sniffing agrees. */
-export const SILENT_WAV = (() => {
+const SILENT_WAV = (() => {
   const wav = Buffer.alloc(44);
   wav.write('RIFF', 0);
   wav.writeUInt32LE(36, 4);

@@ -5,17 +5,17 @@
 //
 // If bubblewrap cannot run here the setup throws with the probe's reason: every test of the
 // corpus then fails loudly. They never skip.
+
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 import { type BubblewrapLauncherOptions, createBubblewrapLauncher, probeSandbox } from '@ferry/sandbox';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import { expect } from 'vitest';
-import type { CallEvent } from '../../../src/events/call-events.js';
 import { createHost, type Host } from '../../../src/host.js';
-import type { ToolCallResponse } from '../../../src/pipeline/call-tool.js';
 import { REPO_ROOT } from '../../support/servers.js';
 
 /** An example server of examples/servers/src, as the app runs it, sandbox required. */

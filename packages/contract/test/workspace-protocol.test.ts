@@ -3,7 +3,8 @@ import {
   fillUserTemplate,
   fillUserTemplates,
   hasOnlyUserPlaceholders,
-} from '../../src/servers/user-template.js';
+  SANDBOX_MODES,
+} from '../src/workspace-protocol.js';
 
 describe('{{user}} templates', () => {
   it('fills every {{user}} with a valid username', () => {
@@ -29,5 +30,12 @@ describe('{{user}} templates', () => {
     expect(hasOnlyUserPlaceholders('{{User}}')).toBe(false);
     expect(hasOnlyUserPlaceholders('{{user}')).toBe(false);
     expect(hasOnlyUserPlaceholders('{{ user }}')).toBe(false);
+  });
+});
+
+describe('sandbox modes', () => {
+  it('are fixed: a config cannot add one at run time', () => {
+    expect(SANDBOX_MODES).toEqual(['required', 'auto', 'off']);
+    expect(Object.isFrozen(SANDBOX_MODES)).toBe(true);
   });
 });

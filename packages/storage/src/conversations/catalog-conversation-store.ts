@@ -1,6 +1,6 @@
 // The conversation store lives in the catalog's database, on the catalog's own connection: the
-// catalog's migrations made its tables (0002_conversations), and the catalog closes the
-// connection, so the store's close() has nothing of its own to release.
+// catalog's migrations made its tables (0002_conversations) and closing the catalog closes it, so
+// the store has neither a migration nor a connection of its own.
 import type { Catalog } from '../catalog/types.js';
 import {
   createKyselyConversationStore,
@@ -13,6 +13,5 @@ export function conversationStoreOf(
   options: KyselyConversationStoreOptions = {},
 ): ConversationStore {
   const { db, traits } = catalog.database;
-  const { migrate: _migrate, ...store } = createKyselyConversationStore(db, traits, options);
-  return { ...store, close: async () => {} };
+  return createKyselyConversationStore(db, traits, options);
 }

@@ -1,13 +1,10 @@
-// Small adapters between the pipeline's steps and its event stream, kept out of call-tool.ts so
-// that file reads as the list of steps.
-import { findFileInputs } from '@ferry/contract';
+// The hooks that turn what the steps report (watchdog notices and progress, a server's questions,
+// stored files) into call events, kept out of call-tool.ts so that file reads as the list of steps.
+import { findFileInputs, type StoredFileSummary } from '@ferry/contract';
 import type { ElicitationRequest, ElicitationResult } from '../connections/connection.js';
-import type { CallEventSink, StoredFileSummary } from '../events/call-events.js';
-import type { Workspace } from '../workspace/workspaces.js';
+import type { CallEventSink } from '../events/call-events.js';
 import type { WatchdogInput } from './call-with-watchdog.js';
 import type { ElicitationBroker } from './elicitation-bridge.js';
-import type { HandedOver } from './prepare-arguments.js';
-import type { Redaction } from './redact-for-model.js';
 import type { StoredOutput } from './store-outputs.js';
 
 export type CallWithWatchdogHooks = Pick<WatchdogInput, 'onNotice' | 'onProgress'>;
@@ -60,14 +57,7 @@ export function elicitationHook(
   };
 }
 
-/** Handed-over paths and URLs map back to file names; both views of the workspace are hidden. */
-export function redactionFor(workspace: Workspace | undefined, handedOver: HandedOver[]): Redaction {
-  const references = new Map<string, string>();
-  for (const entry of handedOver) if (entry.reference) references.set(entry.reference, entry.name);
-  const workspaceDirs = workspace ? [...new Set([workspace.hostDir, workspace.toolDir])] : [];
-  return { references, workspaceDirs };
-}
-
+/** A stored file as the `file_stored` event and the answer list it. */
 export function storedSummary({ output, record, temporary }: StoredOutput): StoredFileSummary {
   const summary: StoredFileSummary = {
     id: record.id,
