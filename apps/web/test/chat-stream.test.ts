@@ -27,6 +27,14 @@ describe('SseParser', () => {
     ]);
   });
 
+  it('keeps one event whole when a CRLF falls across two chunks', () => {
+    // The old reader turned the lone \r into a line end and the \n after it into a second one:
+    // an empty line, so the event was dispatched half-read.
+    const parser = new SseParser();
+    expect(parser.push('event: token\r\ndata: {"a":1}\r')).toEqual([]);
+    expect(parser.push('\nid: 7\r\n\r\n')).toEqual([{ id: '7', event: 'token', data: '{"a":1}' }]);
+  });
+
   it('joins multi-line data and defaults the event name', () => {
     expect(new SseParser().push('data: a\ndata: b\n\n')).toEqual([{ event: 'message', data: 'a\nb' }]);
   });

@@ -5,6 +5,7 @@
 // so a server must keep no state in the McpServer instance between calls.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { serveHttp } from './serve-http.js';
@@ -30,17 +31,20 @@ export interface RunningServer {
  * stdio. Throws TypeError on a port that is not an integer from 0 to 65535.
  */
 export function parseServerArgs(argv: readonly string[]): ServerArgs {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const value = arg === '--http' ? argv[i + 1] : arg.startsWith('--http=') ? arg.slice(7) : undefined;
-    if (arg !== '--http' && value === undefined) continue;
-    const port = Number(value);
-    if (value === undefined || value === '' || !Number.isInteger(port) || port < 0 || port > 65_535) {
-      throw new TypeError(`--http needs a port from 0 to 65535, got ${JSON.stringify(value ?? '')}`);
-    }
-    return { transport: 'http', port };
+  // strict: false, because a server may take flags of its own (slow's --test-tools).
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { http: { type: 'string' } },
+    strict: false,
+    allowPositionals: true,
+  });
+  if (values.http === undefined) return { transport: 'stdio' };
+  const value = typeof values.http === 'string' ? values.http : '';
+  const port = Number(value);
+  if (value === '' || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new TypeError(`--http needs a port from 0 to 65535, got ${JSON.stringify(value)}`);
   }
-  return { transport: 'stdio' };
+  return { transport: 'http', port };
 }
 
 /**

@@ -283,11 +283,7 @@ function planFiles(tool: ToolInfo, specs: string[], args: Record<string, unknown
  * nor --file fills, each with how to give it. Host-filled ones (username…) and ones with a
  * default are not the user's to give.
  */
-function missingRequired(
-  tool: ToolInfo,
-  args: Record<string, unknown>,
-  planned: PlannedFile[],
-): string[] {
+function missingRequired(tool: ToolInfo, args: Record<string, unknown>, planned: PlannedFile[]): string[] {
   const injected = new Map(tool.injected.map((p) => [p.name, p]));
   const properties = tool.inputSchema.properties ?? {};
   const byFile = new Set(planned.map((p) => p.target));

@@ -1,5 +1,6 @@
 // Follows a call's server-sent events, reconnecting with Last-Event-ID when the connection drops
 // before the call has settled (a restart of a proxy, a flaky network). 204 = nothing more to send.
+import { createParser } from 'eventsource-parser';
 import type { ApiClient } from './api-client.js';
 
 export interface SseEvent {
@@ -46,36 +47,29 @@ export async function followEvents(client: ApiClient, path: string, options: Fol
   }
 }
 
-/** The text/event-stream format (WHATWG HTML §9.2.6): fields per line, a blank line dispatches. */
+/**
+ * Reads a text/event-stream body (eventsource-parser: the WHATWG rules, a CRLF split across chunks
+ * included) and dispatches each event; `event` defaults to `message`
+ * as in EventSource.
+ */
 export async function parseStream(
   stream: AsyncIterable<unknown>,
   dispatch: (event: SseEvent) => void,
 ): Promise<void> {
-  let buffer = '';
-  let data: string[] = [];
-  let type = 'message';
-  let id: string | undefined;
+  // The last event ID carries over to later events, as in EventSource (the parser reports only
+  // the id an event itself names).
+  let lastId: string | undefined;
+  const parser = createParser({
+    onEvent: (message) => {
+      if (message.id !== undefined) lastId = message.id;
+      dispatch({
+        event: message.event ?? 'message',
+        data: message.data,
+        ...(lastId === undefined ? {} : { id: lastId }),
+      });
+    },
+  });
   const decoder = new TextDecoder();
-  for await (const chunk of stream) {
-    buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-    let newline = buffer.search(/\r\n|\r|\n/);
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-      if (line === '') {
-        if (data.length > 0)
-          dispatch({ event: type, data: data.join('\n'), ...(id === undefined ? {} : { id }) });
-        data = [];
-        type = 'message';
-      } else if (!line.startsWith(':')) {
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'data') data.push(value);
-        else if (field === 'event') type = value;
-        else if (field === 'id') id = value;
-      }
-      newline = buffer.search(/\r\n|\r|\n/);
-    }
-  }
+  for await (const chunk of stream)
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true }));
 }

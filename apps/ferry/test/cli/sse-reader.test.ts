@@ -28,6 +28,14 @@ describe('parseStream', () => {
     ]);
   });
 
+  it('keeps one event whole when a CRLF falls across two chunks', async () => {
+    // A lone \r ends a line, but \r then \n in the next chunk is one line end, not two (which
+    // would be the blank line that dispatches an event).
+    expect(await parse(['event: progress\r\ndata: {"a":1}\r', '\ndata: {"b":2}\r\n\r\n'])).toEqual([
+      { event: 'progress', data: '{"a":1}\n{"b":2}' },
+    ]);
+  });
+
   it('ignores an unfinished event at the end', async () => {
     expect(await parse(['data: half'])).toEqual([]);
   });
