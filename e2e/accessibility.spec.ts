@@ -13,7 +13,7 @@ import {
 } from '../packages/agent/test/support/scripted-model-server';
 import { apiUpload, expect, fileRow, openApp, test, uniqueName } from './support/fixtures';
 import { makePdf } from './support/make-pdf';
-import { type SpawnedFerry, spawnFerry } from './support/spawn-ferry';
+import { type SpawnedFerry, spawnFerryWithModel } from './support/spawn-ferry';
 
 const THEMES = ['light', 'dark'] as const;
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\nWest,99\n';
@@ -150,12 +150,7 @@ test.describe('chat with a model', () => {
   test.beforeAll(async () => {
     test.setTimeout(90_000);
     model = await startScriptedModelServer();
-    ferry = await spawnFerry({
-      FERRY_LLM_BASE_URL: model.baseURL,
-      FERRY_LLM_API_KEY: 'sk-e2e',
-      FERRY_LLM_MODEL: 'scripted-e2e',
-      FERRY_LLM_MAX_RETRIES: '0',
-    });
+    ferry = await spawnFerryWithModel(model.baseURL);
   });
   test.afterAll(async () => {
     await ferry?.stop();

@@ -9,7 +9,7 @@ import {
   startScriptedModelServer,
 } from '../packages/agent/test/support/scripted-model-server';
 import { screenshot, uniqueName } from './support/fixtures';
-import { type SpawnedFerry, spawnFerry } from './support/spawn-ferry';
+import { type SpawnedFerry, spawnFerryWithModel } from './support/spawn-ferry';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\nWest,99\n';
 
@@ -19,12 +19,7 @@ let ferry: SpawnedFerry;
 test.beforeAll(async () => {
   test.setTimeout(90_000);
   model = await startScriptedModelServer();
-  ferry = await spawnFerry({
-    FERRY_LLM_BASE_URL: model.baseURL,
-    FERRY_LLM_API_KEY: 'sk-e2e',
-    FERRY_LLM_MODEL: 'scripted-e2e',
-    FERRY_LLM_MAX_RETRIES: '0',
-  });
+  ferry = await spawnFerryWithModel(model.baseURL);
 });
 
 test.afterAll(async () => {

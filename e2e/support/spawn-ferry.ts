@@ -57,3 +57,13 @@ function waitForUrl(child: ChildProcess): Promise<string> {
     });
   });
 }
+
+/** A Ferry of its own whose chat talks to a scripted model at `modelBaseURL`, with no retries. */
+export function spawnFerryWithModel(modelBaseURL: string): Promise<SpawnedFerry> {
+  return spawnFerry({
+    FERRY_LLM_BASE_URL: modelBaseURL,
+    FERRY_LLM_API_KEY: 'sk-e2e',
+    FERRY_LLM_MODEL: 'scripted-e2e',
+    FERRY_LLM_MAX_RETRIES: '0',
+  });
+}

@@ -43,6 +43,7 @@ export {
   timeoutError,
 } from './errors.js';
 export type { FerryStatus, SandboxStatus } from './ferry-status.js';
+export { fieldLabel } from './field-label.js';
 export { FILE_CONTEXT_FOOTER, type FileContextEntry, formatFileContext } from './file-context.js';
 export type { FileDto, FileInfo, FileSource } from './file-dto.js';
 export { normalizeFilename } from './filename.js';

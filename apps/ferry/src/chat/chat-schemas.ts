@@ -4,7 +4,7 @@
 import type { AgentMessage } from '@ferry/contract';
 import type { ConversationRecord, MessageRecord } from '@ferry/storage';
 import { z } from 'zod';
-import { IdSchema } from '../http/schemas.js';
+import { IdSchema, pagingFields } from '../http/schemas.js';
 
 const MAX_MESSAGE_CHARS = 100_000;
 
@@ -24,10 +24,7 @@ export const SendMessageBodySchema = z.strictObject({
     .refine((text) => !text.includes('\u0000'), 'text must not contain NUL'),
 });
 
-export const ListConversationsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-});
+export const ListConversationsQuerySchema = z.strictObject(pagingFields(50, 500));
 
 export const ConversationSchema = z
   .object({

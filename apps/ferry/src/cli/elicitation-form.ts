@@ -3,7 +3,7 @@
 // boolean, single and multi-select enums, and SEP-2356 x-mcp-file fields) become one prompt each,
 // checked here and asked again on a bad answer. The same rules as the host's bridge
 // (packages/host/src/pipeline/elicitation-bridge.ts), so an answer the CLI sends fits the form.
-import { formatBytes, MCP_FILE_KEYWORD } from '@ferry/contract';
+import { fieldLabel, formatBytes, MCP_FILE_KEYWORD } from '@ferry/contract';
 import type { LineSource } from './line-source.js';
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi-enum' | 'file';
@@ -86,15 +86,6 @@ function optionsOf(schema: Schema): { value: string; title: string }[] | undefin
 
 const numberOf = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
-function labelFor(name: string, schema: Schema): string {
-  if (typeof schema.title === 'string' && schema.title.trim()) return schema.title;
-  const words = name
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/[_-]+/g, ' ')
-    .trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 /** The form's fields in declaration order; the host's fileFields mark the file fields. */
 export function formFields(
   question: Pick<ElicitationQuestion, 'requestedSchema' | 'fileFields'>,
@@ -109,7 +100,7 @@ export function formFields(
     const items = isSchema(raw.items) ? raw.items : undefined;
     const base = {
       name,
-      label: labelFor(name, raw),
+      label: fieldLabel(name, raw),
       required: required.has(name),
       ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
       ...(raw.default === undefined ? {} : { defaultValue: raw.default }),

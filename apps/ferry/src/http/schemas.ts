@@ -32,3 +32,21 @@ export const EventIdSchema = z.string().regex(/^\d{1,15}$/, 'must be an event id
 export const QueryBoolean = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
+
+/** `limit`/`offset` of a list route; `defaultLimit`/`maxLimit` per route. */
+export function pagingFields(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: z.coerce.number().int().min(1).max(maxLimit).default(defaultLimit),
+    offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  };
+}
+
+/** A list route's answer: one page of `item`, the total and the paging that was applied. */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  });
+}

@@ -11,14 +11,11 @@ import {
   toCallSummary,
 } from '../calls/call-schemas.js';
 import { ApiError, notFound } from '../http/api-error.js';
-import { errorResponses, IdParamsSchema, IdSchema } from '../http/schemas.js';
+import { errorResponses, IdParamsSchema, IdSchema, pageSchema, pagingFields } from '../http/schemas.js';
 
 // Strict: an unknown parameter (a misspelt `limt`, a `cursor` this API does not have) is a 400
 // instead of a silently unpaged answer.
-const ListCallsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-});
+const ListCallsQuerySchema = z.strictObject(pagingFields(100, 1000));
 
 export const callRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls, host, sessions } = app.ferry;
@@ -67,12 +64,7 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['calls'],
         querystring: ListCallsQuerySchema,
         response: {
-          200: z.object({
-            items: z.array(CallSummarySchema),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
-          }),
+          200: pageSchema(CallSummarySchema),
           ...errorResponses,
         },
       },

@@ -26,7 +26,7 @@ import {
 import { registryHost } from '../chat/registry-host.js';
 import { streamTurn } from '../chat/stream-turn.js';
 import { ApiError, notFound } from '../http/api-error.js';
-import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { errorResponses, IdParamsSchema, pageSchema } from '../http/schemas.js';
 
 const tags = ['chat'];
 
@@ -70,12 +70,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         querystring: ListConversationsQuerySchema,
         response: {
-          200: z.object({
-            items: z.array(ConversationSchema),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
-          }),
+          200: pageSchema(ConversationSchema),
           ...errorResponses,
         },
       },

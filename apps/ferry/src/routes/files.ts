@@ -5,24 +5,20 @@ import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
 import { FileDtoSchema, toFileDto } from '../files/file-dto.js';
-import { errorResponses, IdParamsSchema, QueryBoolean } from '../http/schemas.js';
+import { errorResponses, IdParamsSchema, pageSchema, pagingFields, QueryBoolean } from '../http/schemas.js';
 
 const ListQuerySchema = z.object({
   q: z.string().max(255).optional().describe('Case-insensitive substring of the name'),
   source: z.enum(['uploaded', 'generated', 'deferred']).optional(),
   sort: z.enum(['name', 'created', 'size']).default('name'),
   order: z.enum(['asc', 'desc']).default('asc'),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  ...pagingFields(100, 1000),
   allVersions: QueryBoolean.optional().describe('Every version instead of the latest of each name'),
   session: z.literal('current').optional().describe('Only files stored in the X-Ferry-Session session'),
 });
 
 // Strict, unlike the older list query above: an unknown parameter is a 400, not an unpaged answer.
-const VersionsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-});
+const VersionsQuerySchema = z.strictObject(pagingFields(100, 1000));
 
 export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files, sessions } = app.ferry;
@@ -35,12 +31,7 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['files'],
         querystring: ListQuerySchema,
         response: {
-          200: z.object({
-            items: z.array(FileDtoSchema),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
-          }),
+          200: pageSchema(FileDtoSchema),
           ...errorResponses,
         },
       },
@@ -92,12 +83,7 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
         params: IdParamsSchema,
         querystring: VersionsQuerySchema,
         response: {
-          200: z.object({
-            items: z.array(FileDtoSchema),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
-          }),
+          200: pageSchema(FileDtoSchema),
           ...errorResponses,
         },
       },

@@ -2,7 +2,7 @@
 // Injected parameters the host fills are hidden; file parameters become pickers: `filename`/
 // `filenames` pick names from My Files, `x-mcp-file` properties pick files sent as fileInputs.
 // Anything the form cannot express (oneOf, $ref, tuples…) falls back to a JSON text field.
-import { MCP_FILE_KEYWORD } from '@ferry/contract';
+import { fieldLabel, MCP_FILE_KEYWORD } from '@ferry/contract';
 
 export type FieldKind =
   | 'string'
@@ -49,16 +49,6 @@ function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** "chart_column" → "Chart column"; a schema `title` wins. */
-function labelFor(name: string, schema: Schema): string {
-  if (typeof schema.title === 'string' && schema.title.trim()) return schema.title;
-  const words = name
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/[_-]+/g, ' ')
-    .trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 function fileDescriptor(schema: Schema): { accept?: string[]; maxSize?: number } | undefined {
   const descriptor = schema[MCP_FILE_KEYWORD];
   if (descriptor === undefined) return undefined;
@@ -82,7 +72,7 @@ function typeOf(schema: Schema): string | undefined {
 function describeField(name: string, schema: Schema, required: boolean, depth = 0): FieldSpec {
   const base: FieldSpec = {
     name,
-    label: labelFor(name, schema),
+    label: fieldLabel(name, schema),
     required,
     kind: 'json',
     ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
