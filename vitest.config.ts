@@ -14,6 +14,13 @@ export default defineConfig({
       // The repository's own scripts (npm test's prerequisites) and documentation checks.
       'scripts/test/**/*.test.ts',
     ],
+    // Type tests (*.test-d.ts: expectTypeOf) are compiled by tsc as part of the run, so a type
+    // that drifts from its contract fails npm test, not only npm run lint.
+    typecheck: {
+      enabled: true,
+      include: ['packages/*/test/**/*.test-d.ts', 'apps/*/test/**/*.test-d.ts'],
+      tsconfig: 'tsconfig.json',
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

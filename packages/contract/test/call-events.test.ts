@@ -1,10 +1,8 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
-import { CALL_EVENT_TYPES, type CallEventType, TERMINAL_EVENTS } from '../src/call-events.js';
+import { describe, expect, it } from 'vitest';
+import { CALL_EVENT_TYPES, TERMINAL_EVENTS } from '../src/call-events.js';
 
 describe('call event types', () => {
-  it('lists every type of the CallEvent union once', () => {
-    // Checked by tsc (npm run lint): a type added to the union but not to the list fails here.
-    expectTypeOf<(typeof CALL_EVENT_TYPES)[number]>().toEqualTypeOf<CallEventType>();
+  it('lists every type once (call-events.test-d.ts: and every type of the union)', () => {
     expect(new Set(CALL_EVENT_TYPES).size).toBe(CALL_EVENT_TYPES.length);
   });
 
