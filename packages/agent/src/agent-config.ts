@@ -1,6 +1,7 @@
 // The model settings from the environment, validated once and frozen. FERRY_LLM_MODEL switches
 // the chat on; without it the agent is "not configured" and chat answers so (503), while the
 // tool runner and everything else work as before.
+import { ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from '@ferry/contract';
 import { z } from 'zod';
 
 export interface AgentConfig {
@@ -29,8 +30,20 @@ export type AgentConfigResult =
   | { configured: false; reason: string };
 
 const NOTHING_SET = 'set FERRY_LLM_BASE_URL and FERRY_LLM_MODEL';
-const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const flag = z.string().transform((text, ctx) => {
+  const value = parseEnvFlag(text);
+  if (value === undefined) ctx.addIssue({ code: 'custom', message: `expected ${ENV_EXPECTED.flag}` });
+  return value ?? false;
+});
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      const value = parseEnvNumber(text);
+      if (value === undefined) ctx.addIssue({ code: 'custom', message: `expected ${ENV_EXPECTED.number}` });
+      return value ?? Number.NaN;
+    })
+    .pipe(z.number().int().min(min).max(max));
 
 const envSchema = z.object({
   FERRY_LLM_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),

@@ -41,7 +41,7 @@ describe('FERRY_LLM_* settings', () => {
     expect(() => agentConfigFromEnv({ FERRY_LLM_MODEL: 'm', FERRY_LLM_MAX_TOOL_ROUNDS: 'many' })).toThrow(
       /FERRY_LLM_MAX_TOOL_ROUNDS/,
     );
-    expect(() => agentConfigFromEnv({ FERRY_LLM_MODEL: 'm', FERRY_LLM_VISION: 'yes' })).toThrow(
+    expect(() => agentConfigFromEnv({ FERRY_LLM_MODEL: 'm', FERRY_LLM_VISION: 'maybe' })).toThrow(
       /FERRY_LLM_VISION/,
     );
   });

@@ -6,7 +6,7 @@
 // mean "fileMode"?)`): unknown keys are errors at every level, the top included.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { FerryError } from '@ferry/contract';
+import { ENV_EXPECTED, FerryError, parseEnvNumber } from '@ferry/contract';
 import { loadServerRegistry, SERVER_SCHEMA_BY_TRANSPORT } from '@ferry/host';
 import {
   DEFAULT_DATA_DIR,
@@ -244,11 +244,12 @@ function applyAppEnv(
     const target = input[section] as Record<string, unknown>;
     if (typeof target !== 'object' || target === null) continue;
     if (kind === 'number') {
-      if (!/^\d+(\.\d+)?$/.test(text.trim())) {
-        problem(`${variable} (${section}.${field}): expected a number, got "${text}"`);
+      const number = parseEnvNumber(text);
+      if (number === undefined) {
+        problem(`${variable} (${section}.${field}): expected ${ENV_EXPECTED.number}, got "${text}"`);
         continue;
       }
-      target[field] = Number(text);
+      target[field] = number;
     } else if (kind === 'list') {
       target[field] = text
         .split(',')

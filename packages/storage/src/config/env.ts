@@ -3,6 +3,8 @@
 // the embedded default into scale mode. Empty values count as unset (compose files often
 // declare `FERRY_S3_ENDPOINT=` to mean "not used").
 
+import { ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from '@ferry/contract';
+
 type Kind = 'string' | 'number' | 'boolean';
 
 interface EnvBinding {
@@ -119,18 +121,11 @@ export function variableFor(field: string): string | undefined {
 
 function parseValue(text: string, kind: Kind): string | number | boolean | undefined {
   if (kind === 'string') return text;
-  const trimmed = text.trim().toLowerCase();
-  if (kind === 'boolean') {
-    if (['true', '1', 'yes', 'on'].includes(trimmed)) return true;
-    if (['false', '0', 'no', 'off'].includes(trimmed)) return false;
-    return undefined;
-  }
-  // Number('') is 0 and Number('0x10') is 16; only plain decimals are accepted.
-  return /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
+  return kind === 'boolean' ? parseEnvFlag(text) : parseEnvNumber(text);
 }
 
 function describe(kind: Kind): string {
-  return kind === 'boolean' ? 'true or false' : 'a number';
+  return kind === 'boolean' ? ENV_EXPECTED.flag : ENV_EXPECTED.number;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

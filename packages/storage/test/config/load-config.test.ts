@@ -157,7 +157,7 @@ describe('loadStorageConfig', () => {
     );
     expect(problem({}, { FERRY_BASE64_SIZE_LIMIT_MB: '0x10' })).toContain('FERRY_BASE64_SIZE_LIMIT_MB');
     expect(problem({}, { FERRY_PERSIST_FILES_ACROSS_SESSIONS: 'maybe' })).toContain(
-      'FERRY_PERSIST_FILES_ACROSS_SESSIONS (persist_files_across_sessions): expected true or false, got "maybe"',
+      'FERRY_PERSIST_FILES_ACROSS_SESSIONS (persist_files_across_sessions): expected true or false (also 1/0, yes/no, on/off), got "maybe"',
     );
     expect(problem({}, { FERRY_DATABASE_URL: 'mysql://db/ferry', FERRY_TOKEN_SECRET: SECRET })).toContain(
       'FERRY_DATABASE_URL (catalog.url): catalog.url must be a postgres:// or postgresql:// URL',
