@@ -29,6 +29,7 @@ export {
 } from './call-events.js';
 export { collapsePosixPath } from './collect-files.js';
 export { dataUriPrefix, encodeDataUri, parseDataUri, redactDataUri } from './data-uri.js';
+export { parseDelimited } from './delimited-text.js';
 export { ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from './env-values.js';
 export {
   ERROR_CODES,

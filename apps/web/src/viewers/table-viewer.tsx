@@ -1,8 +1,8 @@
 // CSV/TSV as a table. Only the rows in view are in the DOM (@tanstack/react-virtual), so 100k
 // rows scroll as smoothly as 100. Column widths come from a sample of the first rows.
+import { parseDelimited } from '@ferry/contract';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
-import { detectDelimiter, parseDelimited } from '../lib/parse-delimited';
 import { useFileText } from './use-file-text';
 import { ViewerStatus } from './viewer-status';
 
@@ -34,7 +34,10 @@ export function TableViewer({
   const state = useFileText(fileId, size, TABLE_LIMIT);
   const table = useMemo(() => {
     if (state.text === null) return null;
-    const rows = parseDelimited(state.text, detectDelimiter(name, mime, state.text.slice(0, 4096)));
+    const rows = parseDelimited(
+      state.text,
+      /\.tsv$/i.test(name) || mime.includes('tab-separated') ? 'tsv' : 'csv',
+    );
     // A truncated read may cut the last row in half.
     if (state.truncated) rows.pop();
     const header = rows.shift() ?? [];
