@@ -152,3 +152,23 @@ test("shows the server's refusal when the browser did not know the limit", async
   await expect(row.getByRole('alert')).toContainText('Too large');
   await expect(row.getByRole('alert')).toContainText('4,194,304 bytes');
 });
+
+test('uploading the same bytes again says so and adds no version', async ({ page, request }) => {
+  await openApp(page);
+  const name = uniqueName('same', 'csv');
+  const file = { name, mimeType: 'text/csv', buffer: Buffer.from(csv(20)) };
+  const rows = page.locator(`[data-testid="upload-row"][data-name="${name}"]`);
+  await page.getByTestId('upload-input').setInputFiles(file);
+  await expect(rows.first()).toHaveAttribute('data-status', 'done');
+  await expect(rows.first()).toContainText('Uploaded');
+  await page.getByTestId('upload-input').setInputFiles(file);
+  // The newest upload is listed first.
+  await expect(rows).toHaveCount(2);
+  await expect(rows.first()).toHaveAttribute('data-status', 'done');
+  const list = await (await request.get(`/api/files?q=${encodeURIComponent(name)}`)).json();
+  expect(list.items).toHaveLength(1);
+  const versions = await (await request.get(`/api/files/${list.items[0].id}/versions`)).json();
+  expect(versions.total).toBe(1);
+  await expect(rows.first()).toContainText('Already in My Files, unchanged (v1)');
+  await expect(rows.last()).toContainText('Uploaded');
+});

@@ -46,7 +46,10 @@ function UploadRow({ item, cancel }: { item: UploadItem; cancel(id: string): voi
               ? ` · ${formatSpeed(item.rate)} · ${formatDuration((item.size - item.loaded) / item.rate)} left`
               : ''
           }`}
-        {item.status === 'done' && `Uploaded · ${formatBytes(item.size)}`}
+        {item.status === 'done' &&
+          (item.stored?.unchanged
+            ? `Already in My Files, unchanged (v${item.stored.version}) · ${formatBytes(item.size)}`
+            : `Uploaded · ${formatBytes(item.size)}`)}
         {item.status === 'cancelled' && 'Cancelled'}
       </div>
       {item.storedName && item.status !== 'error' && item.status !== 'cancelled' && (
