@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { base64EncodedLength, checkBase64, decodeBase64, encodeBase64 } from '../src/base64.js';
+import { base64EncodedLength, checkBase64, decodeBase64, encodeBase64 } from '../src/codecs/base64.js';
 
 function randomBytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
@@ -64,7 +64,7 @@ describe('base64 in a browser (no Buffer: atob/btoa)', () => {
     const NodeBuffer = Buffer;
     vi.stubGlobal('Buffer', undefined);
     vi.resetModules();
-    const browser = await import('../src/base64.js');
+    const browser = await import('../src/codecs/base64.js');
     vi.unstubAllGlobals();
     for (const n of [0, 1, 2, 3, 100, 70_000]) {
       const bytes = randomBytes(n, n + 3);

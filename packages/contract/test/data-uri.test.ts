@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dataUriLength, dataUriPrefix, encodeDataUri, parseDataUri, redactDataUri } from '../src/data-uri.js';
+import {
+  dataUriLength,
+  dataUriPrefix,
+  encodeDataUri,
+  parseDataUri,
+  redactDataUri,
+} from '../src/codecs/data-uri.js';
 
 // SEP-2356 §Wire encoding: "a complete 1×1 PNG".
 const PNG_B64 =

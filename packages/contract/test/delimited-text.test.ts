@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectDelimiter, parseDelimited } from '../src/delimited-text.js';
+import { detectDelimiter, parseDelimited } from '../src/codecs/delimited-text.js';
 
 describe('parseDelimited', () => {
   it('parses quotes, doubled quotes, newlines in quotes and CRLF', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEnvFlag, parseEnvNumber } from '../src/env-values.js';
+import { parseEnvFlag, parseEnvNumber } from '../src/codecs/env-values.js';
 
 describe('environment values', () => {
   it('reads flags the same way for every FERRY_* setting', () => {

@@ -12,7 +12,7 @@ import {
   isFerryErrorCode,
   sandboxUnavailableError,
   timeoutError,
-} from '../src/errors.js';
+} from '../src/wire/errors.js';
 
 describe('error envelopes of v2.1 §12, byte for byte', () => {
   it('§12.1 timeout', () => {

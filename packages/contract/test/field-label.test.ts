@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldLabel } from '../src/field-label.js';
+import { fieldLabel } from '../src/protocol/field-label.js';
 
 describe('fieldLabel', () => {
   it('makes a property name readable unless the schema has a title', () => {

@@ -5,7 +5,7 @@ import {
   type FileContextEntry,
   formatByteSize,
   formatFileContext,
-} from '../src/file-context.js';
+} from '../src/protocol/file-context.js';
 
 // Tool contract v2.1 §4.1, with a space before size units.
 const SPEC_FILES: FileContextEntry[] = [

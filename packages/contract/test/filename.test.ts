@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_FILENAME_BYTES, normalizeFilename } from '../src/filename.js';
+import { MAX_FILENAME_BYTES, normalizeFilename } from '../src/normalize/filename.js';
 
 const encoder = new TextEncoder();
 const byteLength = (text: string): number => encoder.encode(text).length;
@@ -402,7 +402,7 @@ describe('normalizeFilename on generated hostile names (fast-check)', () => {
 
 describe('filename module', () => {
   it('imports nothing from node: so the web app can use it', () => {
-    const source = readFileSync(new URL('../src/filename.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../src/normalize/filename.ts', import.meta.url), 'utf8');
     expect(source).not.toMatch(/from\s+['"]node:/);
     // The header comment mentions Buffer; only code counts.
     const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');

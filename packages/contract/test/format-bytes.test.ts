@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatBytesExact } from '../src/format-bytes.js';
+import { formatBytes, formatBytesExact } from '../src/codecs/format-bytes.js';
 
 describe('formatBytes', () => {
   it('writes one size the same way everywhere (the CLI and the web app share it)', () => {

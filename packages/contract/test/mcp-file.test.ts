@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fileTooLargeError, fileTypeRejectedError } from '../src/errors.js';
 import {
   checkFileInput,
   findFileInputs,
   MCP_FILE_KEYWORD,
   McpFileDescriptorSchema,
   stripFileInputs,
-} from '../src/mcp-file.js';
-import { matchesAccept } from '../src/mcp-file-accept.js';
+} from '../src/protocol/mcp-file.js';
+import { matchesAccept } from '../src/protocol/mcp-file-accept.js';
+import { fileTooLargeError, fileTypeRejectedError } from '../src/wire/errors.js';
 
 // SEP-2356 §Overview, tool surface.
 const describeImage = {

@@ -7,7 +7,7 @@ import {
   mimeEssence,
   mimeFromName,
   viewerForFile,
-} from '../src/mime.js';
+} from '../src/codecs/mime.js';
 
 describe('MIME helpers', () => {
   it.each([

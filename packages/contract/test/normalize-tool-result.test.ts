@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type NormalizeOptions, normalizeToolResult } from '../src/normalize-tool-result.js';
+import { type NormalizeOptions, normalizeToolResult } from '../src/normalize/normalize-tool-result.js';
 
 // One JSON file per tool-result form under fixtures/<convention>/<case>.json: the input, the
 // options and the exact expected ToolOutcome. FERRY_UPDATE_FIXTURES=1 rewrites `expected` from the

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeToolResult } from '../src/normalize-tool-result.js';
+import { normalizeToolResult } from '../src/normalize/normalize-tool-result.js';
 import {
   DEFAULT_MAX_RESULT_BYTES,
   exceedsDepth,
   formatLimitBytes,
   MAX_RESULT_DEPTH,
-} from '../src/result-limits.js';
+} from '../src/normalize/result-limits.js';
 
 /** `{ a: { a: … 1 } }`, `depth` objects deep, built without recursion. */
 function nested(depth: number): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidUsername } from '../src/username.js';
+import { isValidUsername } from '../src/normalize/username.js';
 
 describe('isValidUsername', () => {
   it.each(['alice', 'dev', 'a', 'bob.smith@example.com', 'x+tag', 'A_1-2', 'a..b', 'a'.repeat(128)])(

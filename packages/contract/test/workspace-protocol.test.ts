@@ -4,7 +4,7 @@ import {
   fillUserTemplates,
   hasOnlyUserPlaceholders,
   SANDBOX_MODES,
-} from '../src/workspace-protocol.js';
+} from '../src/protocol/workspace-protocol.js';
 
 describe('{{user}} templates', () => {
   it('fills every {{user}} with a valid username', () => {

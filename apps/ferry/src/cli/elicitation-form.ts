@@ -30,7 +30,7 @@ export interface FormField {
   multiple?: boolean;
 }
 
-/** An `elicitation` call event (packages/contract/src/call-events.ts). */
+/** An `elicitation` call event (packages/contract/src/wire/call-events.ts). */
 export interface ElicitationQuestion {
   elicitationId: string;
   message: string;

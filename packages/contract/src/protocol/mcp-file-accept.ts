@@ -2,7 +2,7 @@
 // file pickers), apart from the zod-based descriptor parsing of mcp-file.ts: importing them must
 // not pull zod into the browser bundle (see apps/web/scripts/bundle-budget.mjs).
 import mime from 'mime';
-import { mimeEssence, OCTET_STREAM } from './mime.js';
+import { mimeEssence, OCTET_STREAM } from '../codecs/mime.js';
 
 export const MCP_FILE_KEYWORD = 'x-mcp-file';
 

@@ -1,7 +1,7 @@
 // What a Ferry runs on, as its startup summary prints it and GET /api/status returns it (the web
 // app's status bar reads it): apps/ferry/src/status.ts fills it from the config and the sandbox probe.
 
-import type { SandboxMode } from './workspace-protocol.js';
+import type { SandboxMode } from '../protocol/workspace-protocol.js';
 
 export interface SandboxStatus {
   /** The configured floor. */

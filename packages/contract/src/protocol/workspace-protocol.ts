@@ -2,8 +2,9 @@
 // workspace and a local server's config. Each side lives in its own package, so the names are
 // defined once here: a tool that looked for its inputs under another name, or a sandbox that
 // forgot to drop the variable the host sets, would fail only at run time.
-import { FerryError } from './errors.js';
-import { isValidUsername } from './username.js';
+
+import { isValidUsername } from '../normalize/username.js';
+import { FerryError } from '../wire/errors.js';
 
 /**
  * The directory holding every user's workspace, set by the host for a server it runs

@@ -3,9 +3,9 @@
 // Finding the inputs, matching `accept`, checking `maxSize`, and hiding the inputs from the model.
 
 import { z } from 'zod';
-import type { FerryErrorCode } from './errors.js';
+import { mimeEssence, OCTET_STREAM } from '../codecs/mime.js';
+import type { FerryErrorCode } from '../wire/errors.js';
 import { MCP_FILE_KEYWORD, matchesAccept } from './mcp-file-accept.js';
-import { mimeEssence, OCTET_STREAM } from './mime.js';
 
 export { MCP_FILE_KEYWORD };
 

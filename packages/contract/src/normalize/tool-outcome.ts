@@ -1,6 +1,7 @@
 // The one internal shape every tool result becomes, whatever convention the tool followed.
-import type { FerryErrorCode } from './errors.js';
-import type { Viewer } from './mime.js';
+
+import type { Viewer } from '../codecs/mime.js';
+import type { FerryErrorCode } from '../wire/errors.js';
 import type { CanvasEnvelope, DisplayMode, StorageAction } from './schemas.js';
 
 /** Which convention the result followed (the richest one seen). */

@@ -4,8 +4,9 @@
 // else the legacy `toolResult`) → collect files from every convention (v2.1/v2 artifacts, deferred
 // artifacts, legacy arrays, returned_file_*, MCP image/audio/resource/resource_link) → results
 // for the model → display hints and canvas → error envelope → form. See docs/contract.md.
+
+import { ERROR_CODES } from '../wire/errors.js';
 import { type CollectOptions, FileCollector } from './collect-files.js';
-import { ERROR_CODES } from './errors.js';
 import { readDisplay } from './read-display.js';
 import { readMcpContent } from './read-mcp-content.js';
 import { exceedsDepth, MAX_RESULT_DEPTH, tooDeepReason } from './result-limits.js';

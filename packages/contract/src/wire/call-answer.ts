@@ -3,10 +3,11 @@
 // web app. The model gets `results`, the names and short descriptions of stored files and, on
 // failure, a message with a suggestion; the UI gets the display hints, the canvas envelope and
 // references to the stored files (ids, not bytes), plus what was rejected and why.
+
+import type { CanvasEnvelope } from '../normalize/schemas.js';
+import type { DisplayHints, OutputOrigin } from '../normalize/tool-outcome.js';
 import type { StoredFileSummary } from './call-events.js';
 import type { ErrorEnvelope, FerryErrorCode } from './errors.js';
-import type { CanvasEnvelope } from './schemas.js';
-import type { DisplayHints, OutputOrigin } from './tool-outcome.js';
 
 /** The contract's origins plus files found in the workspace. */
 export type HostOutputOrigin = OutputOrigin | 'workspace';

@@ -1,8 +1,8 @@
 // Turns every file-shaped part of a tool result into a FileOutput, or a RejectedOutput with the
 // reason. One bad file never stops the others, and nothing here throws on tool input.
-import { checkBase64 } from './base64.js';
+import { checkBase64 } from '../codecs/base64.js';
+import { chooseViewer, extensionForMime, isValidMime, mimeEssence, mimeFromName } from '../codecs/mime.js';
 import { normalizeFilename } from './filename.js';
-import { chooseViewer, extensionForMime, isValidMime, mimeEssence, mimeFromName } from './mime.js';
 import type {
   DeferredInfo,
   FileOutput,
