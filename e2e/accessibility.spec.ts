@@ -5,12 +5,12 @@
 // the elements it was found on. What a tool's own HTML report contains (the sandboxed iframe) is
 // the tool's, not Ferry's, and is left out.
 import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
-import type { Result } from 'axe-core';
 import {
   type ScriptedModelServer,
   startScriptedModelServer,
-} from '../packages/agent/test/support/scripted-model-server';
+} from '@ferry/test-helpers/scripted-model-server';
+import type { Page } from '@playwright/test';
+import type { Result } from 'axe-core';
 import { apiUpload, expect, fileRow, openApp, test, uniqueName } from './support/fixtures';
 import { makePdf } from './support/make-pdf';
 import { type SpawnedFerry, spawnFerryWithModel } from './support/spawn-ferry';

@@ -3,11 +3,12 @@
 // A turn that runs the report tool on an uploaded CSV by name: the answer streams in, the tool
 // card shows the call, the report.html chip opens in the sandboxed canvas iframe. Stop cancels a
 // streaming turn.
-import { expect, type Page, test } from '@playwright/test';
+
 import {
   type ScriptedModelServer,
   startScriptedModelServer,
-} from '../packages/agent/test/support/scripted-model-server';
+} from '@ferry/test-helpers/scripted-model-server';
+import { expect, type Page, test } from '@playwright/test';
 import { screenshot, uniqueName } from './support/fixtures';
 import { type SpawnedFerry, spawnFerryWithModel } from './support/spawn-ferry';
 

@@ -1,8 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectHttp,
   connectStdio,
@@ -15,7 +12,10 @@ import {
   TEST_ONLY_SERVERS,
   type TempDir,
   tempDir,
-} from './harness.js';
+} from '@ferry/test-helpers/example-servers';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const TOOLS: Record<ServerName, string[]> = {
   report: ['csv_report'],

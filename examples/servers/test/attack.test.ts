@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { payloadOf, REPO_ROOT, type TempDir, tempDir } from '@ferry/test-helpers/example-servers';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloadOf, REPO_ROOT, type TempDir, tempDir } from './harness.js';
 
 // The attack server is meant for a sandbox; here (none) the checks are only that each tool does
 // what the host's attack corpus relies on. The corpus itself: packages/host/test/sandbox/.

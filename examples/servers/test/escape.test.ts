@@ -1,8 +1,14 @@
 import { lstat, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normalizeToolResult } from '@ferry/contract';
+import {
+  connectStdio,
+  payloadOf,
+  type StdioConnection,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, payloadOf, type StdioConnection, type TempDir, tempDir } from './harness.js';
 
 // These tools misbehave on purpose; the assertions check that they do exactly what the host's
 // isolation tests rely on, and that the contract's lexical check already catches the plain cases.

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 import { normalizeToolResult } from '@ferry/contract';
+import {
+  connectStdio,
+  payloadOf,
+  type StdioConnection,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measure } from '../src/inject.js';
-import { connectStdio, payloadOf, type StdioConnection, type TempDir, tempDir } from './harness.js';
 
 describe('inject server (file_data_base64 injection) over stdio', () => {
   let root: TempDir;

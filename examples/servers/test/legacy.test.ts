@@ -1,6 +1,12 @@
 import { normalizeToolResult } from '@ferry/contract';
+import {
+  connectStdio,
+  payloadOf,
+  type StdioConnection,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, payloadOf, type StdioConnection, type TempDir, tempDir } from './harness.js';
 
 describe('legacy server (v2 base64 artifacts, v1 arrays) over stdio', () => {
   let root: TempDir;

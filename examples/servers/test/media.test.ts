@@ -1,7 +1,12 @@
 import { normalizeToolResult } from '@ferry/contract';
+import {
+  connectStdio,
+  type StdioConnection,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GREETING, IMAGE_SIZE, LINK_URI, NOTES_URI, PIXEL_URI, TONE } from '../src/media.js';
-import { connectStdio, type StdioConnection, type TempDir, tempDir } from './harness.js';
 import { decodePng } from './png-reader.js';
 
 type Block = { type: string; [key: string]: unknown };

@@ -1,8 +1,14 @@
 import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeDataUri, normalizeToolResult } from '@ferry/contract';
+import {
+  connectStdio,
+  payloadOf,
+  type StdioConnection,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, payloadOf, type StdioConnection, type TempDir, tempDir } from './harness.js';
 
 describe('merge server (filenames) over stdio', () => {
   let root: TempDir;

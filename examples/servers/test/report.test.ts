@@ -3,11 +3,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { encodeDataUri, normalizeToolResult } from '@ferry/contract';
+import {
+  connectHttp,
+  connectStdio,
+  payloadOf,
+  startHttp,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHART_COLORS, renderBarChart } from '../src/lib/bar-chart.js';
 import { CHART_SIZE } from '../src/report.js';
-import { connectHttp, connectStdio, payloadOf, startHttp, type TempDir, tempDir } from './harness.js';
 import { decodePng } from './png-reader.js';
 
 // CRLF line ends, a quoted comma, doubled quotes, a line break inside a field and markup to escape.

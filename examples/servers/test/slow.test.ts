@@ -1,5 +1,3 @@
-import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectHttp,
   connectStdio,
@@ -11,7 +9,9 @@ import {
   type TempDir,
   tempDir,
   waitUntil,
-} from './harness.js';
+} from '@ferry/test-helpers/example-servers';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Progress = { progress: number; total?: number; message?: string };
 

@@ -1,9 +1,16 @@
 import { encodeDataUri, findFileInputs, MCP_FILE_KEYWORD } from '@ferry/contract';
+import {
+  connectHttp,
+  connectStdio,
+  payloadOf,
+  startHttp,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gradientPng } from '../src/media.js';
 import { IMAGE_INPUT } from '../src/xfile.js';
-import { connectHttp, connectStdio, payloadOf, startHttp, type TempDir, tempDir } from './harness.js';
 
 /** SOI, an APP0 segment, then SOF0 with height 300 and width 400: enough for a size reader. */
 const JPEG_HEADER = Buffer.from([

@@ -2,10 +2,10 @@
 // the example report and slow servers, real storage. What reached the model is read from the
 // requests the scripted server recorded; what reached the tool from the host's own call events.
 import type { AgentEvent, AgentMessage, ToolMessage } from '@ferry/contract';
+import type { RecordedRequest } from '@ferry/test-helpers/scripted-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILENAME_DESCRIPTION } from '../src/model-tools.js';
 import { API_KEY, type Harness, startHarness } from './support/harness.js';
-import type { RecordedRequest } from './support/scripted-model-server.js';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 const PNG_BASE64_MAGIC = 'iVBORw0KGgo';

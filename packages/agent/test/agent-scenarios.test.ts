@@ -1,10 +1,10 @@
 // Parallel calls, a tool timeout mid-conversation, cancel (while the model streams and while a
 // tool runs), the round cap, bad calls from the model, vision, and model failures.
 import type { AgentEvent, AgentMessage, ToolMessage } from '@ferry/contract';
+import type { RecordedRequest } from '@ferry/test-helpers/scripted-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentNotConfiguredError, createAgent } from '../src/agent.js';
 import { type Harness, startHarness } from './support/harness.js';
-import type { RecordedRequest } from './support/scripted-model-server.js';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\n';
 

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { createAgent, createOpenAiCompatibleModelClient } from '@ferry/agent';
 import { createHost, type Host } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ScriptedModelServer,
   startScriptedModelServer,
-} from '../../../../packages/agent/test/support/scripted-model-server.js';
+} from '@ferry/test-helpers/scripted-model-server';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { parseStream } from '../../src/cli/sse-reader.js';
 import { defaultAppConfig } from '../../src/config/app-config.js';

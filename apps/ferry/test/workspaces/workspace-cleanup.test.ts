@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isGone, waitUntilGone } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isGone, waitUntilGone } from '../../../../packages/host/test/support/processes.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { asUser, http, PROXY_SECRET, REPO_ROOT, uploadOk } from '../support/start-app.js';
 

@@ -8,9 +8,12 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { createHost, type Host } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import {
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '@ferry/test-helpers/scripted-model-server';
 import { type Agent, type AgentOptions, createAgent } from '../../src/agent.js';
 import { createOpenAiCompatibleModelClient } from '../../src/openai-compatible.js';
-import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const API_KEY = 'sk-test-0123456789abcdef';

@@ -1,3 +1,4 @@
+import { isGone, waitUntilGone } from '@ferry/test-helpers/processes';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionPool, ToolConnection } from '../../src/connections/connection.js';
@@ -6,7 +7,6 @@ import { createConnectionPool } from '../../src/connections/connection-pool.js';
 import type { ServerConfigInput } from '../../src/servers/server-config.js';
 import { createServerRegistry } from '../../src/servers/server-registry.js';
 import { createEventLog, type EventLog } from '../support/event-log.js';
-import { isGone, waitUntilGone } from '../support/processes.js';
 import { fixtureServer } from '../support/servers.js';
 
 // The pool against the fixture server over stdio (a real process per connection): reuse,

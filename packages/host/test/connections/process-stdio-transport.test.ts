@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { isGone, waitUntilGone } from '@ferry/test-helpers/processes';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import {
   ProcessStdioTransport,
   type ProcessStdioTransportOptions,
 } from '../../src/connections/process-stdio-transport.js';
-import { isGone, waitUntilGone } from '../support/processes.js';
 
 // These drive the transport with small shell and node programs that print JSON-RPC lines, so
 // each behaviour is visible without an MCP handshake in the way.

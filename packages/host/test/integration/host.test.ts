@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type CallEvent, TIMEOUT_NOTICES } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { isGone } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host.js';
 import type { ToolCallRequest } from '../../src/pipeline/call-tool.js';
-import { isGone } from '../support/processes.js';
 import { EVERYTHING_BIN, FILESYSTEM_BIN, REPO_ROOT } from '../support/servers.js';
 
 const example = (name: string) => ({

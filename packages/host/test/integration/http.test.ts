@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { type HttpServerProcess, startHttp } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type HttpServerProcess, startHttp } from '../../../../examples/servers/test/harness.js';
 import { createHost, type Host } from '../../src/host.js';
 
 let dir: string;
