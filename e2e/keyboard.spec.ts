@@ -2,8 +2,8 @@
 // Upload button (the OS picker answered by Playwright), pick a server and a tool, fill the form,
 // run (focus moves to the call), answer the tool's elicitation (the dialog opens on its first
 // field, closes back to the call); then the file dialogs: rename and versions close back to the
-// button that opened them, a deleted file's neighbour takes the focus, a cancelled elicitation
-// returns to the call.
+// button that opened them, a deleted file's neighbour takes the focus, a canvas tab opened and
+// closed by keys leaves focus on the canvas, a cancelled elicitation returns to the call.
 import type { Locator, Page } from '@playwright/test';
 import { apiUpload, expect, fileRow, openApp, sha256, test, uniqueName } from './support/fixtures';
 
@@ -123,7 +123,7 @@ test('upload, pick, fill, run and answer an elicitation with the keyboard only',
   await expectFocus(page, call, 'once the result is shown');
 });
 
-test('dialogs hand focus back: rename, versions, delete, a cancelled elicitation', async ({
+test('dialogs hand focus back: rename, versions, delete, a canvas tab, a cancelled elicitation', async ({
   page,
   request,
 }) => {
@@ -183,7 +183,20 @@ test('dialogs hand focus back: rename, versions, delete, a cancelled elicitation
   await tabTo(page, fileRow(page, renamed).getByRole('button', { name: `Delete ${renamed}` }));
   await page.keyboard.press('Enter');
   await expect(fileRow(page, renamed)).toHaveCount(0);
-  await expectFocus(page, fileRow(page, neighbour).locator('.file-open'), 'after deleting a file');
+  const openNeighbour = fileRow(page, neighbour).locator('.file-open');
+  await expectFocus(page, openNeighbour, 'after deleting a file');
+
+  // A canvas tab: Enter on the file opens it (focus stays on the file); Tab reaches the selected
+  // tab; Delete closes it and focus lands on the emptied canvas (this context opened no other).
+  await page.keyboard.press('Enter');
+  const tab = page.getByRole('tab', { name: neighbour });
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await expectFocus(page, openNeighbour, 'after opening a file on the canvas');
+  await tabTo(page, tab);
+  await page.keyboard.press('Delete');
+  await expect(page.getByRole('tab')).toHaveCount(0);
+  await expectFocus(page, page.locator('.canvas-empty'), 'after closing the last canvas tab');
 
   // A cancelled elicitation (Escape) hands focus back to the call.
   await page.getByTestId('server-select').selectOption('xfile');
