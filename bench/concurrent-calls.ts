@@ -10,11 +10,13 @@
 // of upload, call and upload+call latency (first call per user, which starts that user's MCP
 // server, apart), wall time, MCP server processes per user, CPU time of Ferry, the servers and
 // this client, Ferry's RSS. BENCH_SANDBOX=off|auto|required overrides the server's sandbox mode;
-// BENCH_WARM=1 starts every server before the clock. Bounded by BENCH_TIMEOUT_S (default 600) for
+// BENCH_WARM=1 starts every server before the clock; BENCH_DETECTION=watch|walk sets
+// calls.workspaceDetection; BENCH_SEED_FILES=N puts N small files into each user's workspace after
+// their first call (what a walk has to list on every later call). Bounded by BENCH_TIMEOUT_S (default 600) for
 // the whole run and 120 s of silence per request. Prints one JSON document.
 import { createCipheriv, createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { type IncomingMessage, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +53,14 @@ const WARM = process.env.BENCH_WARM === '1';
 const WARM_PARALLEL = 4;
 /** The inject server's `sandbox` setting (off | auto | required); unset: as in ferry.config.json. */
 const SANDBOX = process.env.BENCH_SANDBOX;
+/** How Ferry finds files tools wrote (calls.workspaceDetection); unset: Ferry's default. */
+const DETECTION = process.env.BENCH_DETECTION;
+if (DETECTION !== undefined && DETECTION !== 'watch' && DETECTION !== 'walk') {
+  throw new Error(`BENCH_DETECTION must be watch or walk, not ${JSON.stringify(DETECTION)}`);
+}
+const SEED_FILES = Number(process.env.BENCH_SEED_FILES ?? 0);
+/** Seed files per directory: a workspace of nested folders, as tools leave them. */
+const SEED_PER_DIR = 100;
 
 interface CallSample {
   user: number;
@@ -103,7 +113,11 @@ try {
         proxySecret: PROXY_SECRET,
       },
       // Said out loud: the benchmark relies on it (one running call per user < 8).
-      calls: { maxRunningPerUser: 8, maxKeptCalls: Math.max(1000, USERS * CALLS_PER_USER) },
+      calls: {
+        maxRunningPerUser: 8,
+        maxKeptCalls: Math.max(1000, USERS * CALLS_PER_USER),
+        ...(DETECTION === undefined ? {} : { workspaceDetection: DETECTION }),
+      },
       storage: { dataDir: join(dir, 'ferry') },
       // The user in the server's environment lets the benchmark tell whose process is whose.
       servers: {
@@ -176,6 +190,8 @@ try {
       isolation_errors: isolationErrors.length,
       isolation_error_samples: isolationErrors.slice(0, 6),
       sandbox: SANDBOX ?? 'as in ferry.config.json',
+      workspace_detection: DETECTION ?? 'default',
+      seed_files_per_workspace: SEED_FILES,
       servers_warmed_first: WARM,
       ...(WARM ? { warm_up_s: round(warmMs / 1000, 1) } : {}),
       wall_s: round(wallMs / 1000, 2),
@@ -283,6 +299,7 @@ async function runUser(api: Api, user: number): Promise<UserResult> {
         uploadMs: Number(t1 - t0) / 1e6,
         callMs: Number(t2 - t1) / 1e6,
       });
+      if (call === 0 && SEED_FILES > 0) await seedWorkspace(name);
     } catch (error) {
       errors.push(`${fileName}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -498,8 +515,31 @@ function fileBytes(user: number, call: number): Buffer {
   return createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(FILE_BYTES));
 }
 
+/**
+ * SEED_FILES files of 1 KiB in folders of SEED_PER_DIR under the user's workspace, owned like the
+ * workspace (the sandbox user when Ferry runs as root), so every later call's walk lists them.
+ */
+async function seedWorkspace(user: string): Promise<void> {
+  const workspace = join(dir, 'ferry', 'workspaces', user);
+  const owner = await stat(workspace);
+  const content = Buffer.alloc(1024, 0x61);
+  for (let i = 0; i < SEED_FILES; i++) {
+    const folder = join(workspace, 'bench-seed', `d${Math.floor(i / SEED_PER_DIR)}`);
+    if (i % SEED_PER_DIR === 0) {
+      await mkdir(folder, { recursive: true });
+      await chown(folder, owner.uid, owner.gid);
+      await chown(join(workspace, 'bench-seed'), owner.uid, owner.gid);
+    }
+    const file = join(folder, `f${i}.txt`);
+    await writeFile(file, content);
+    await chown(file, owner.uid, owner.gid);
+  }
+}
+
 function command(): string {
   return benchCommand('concurrent-calls', [
+    'BENCH_DETECTION',
+    'BENCH_SEED_FILES',
     'BENCH_USERS',
     'BENCH_CALLS_PER_USER',
     'BENCH_CALL_FILE_KIB',

@@ -111,6 +111,7 @@ async function startLocked(s: {
     // Sandboxed or not, a tool finds its workspace at /tmp/<user> (a link to it when unsandboxed).
     toolRoot: launcher.toolRootFor,
     workspaceOwner: launcher.workspaceOwner,
+    workspaceDetection: config.app.calls.workspaceDetection,
     pool: {
       ...(options.onServerStderr ? { onStderr: options.onServerStderr } : {}),
       ...(config.app.calls.maxResultBytes ? { maxResultBytes: config.app.calls.maxResultBytes } : {}),

@@ -42,6 +42,11 @@ export interface HostOptions {
    * @default the launcher's own `workspaceOwner` (the sandbox launcher has one), else Ferry itself
    */
   workspaceOwner?: () => Promise<WorkspaceOwner | undefined>;
+  /**
+   * How the files a tool wrote during a call are found: 'watch' (a change tracker per workspace,
+   * walking when it cannot be trusted) or 'walk' (the workspace walked before and after). @default 'watch'
+   */
+  workspaceDetection?: 'watch' | 'walk';
   /** Every event of every call. */
   emit?(event: CallEvent): void;
   clock?: Clock;
@@ -105,6 +110,7 @@ export function createHost(options: HostOptions): Host {
         root: workspacesRoot,
         ...(toolRoot === undefined ? {} : { toolRoot }),
         ...(workspaceOwner ? { owner: workspaceOwner } : {}),
+        ...(options.workspaceDetection ? { detection: { method: options.workspaceDetection } } : {}),
       });
       views.set(toolRoot, view);
     }

@@ -120,6 +120,14 @@ const callsSectionSchema = z.strictObject({
    * @default 67108864 (64 MiB)
    */
   maxResultBytes: count('calls.maxResultBytes').optional(),
+  /**
+   * How Ferry finds the files a tool wrote into the workspace during a call: 'watch' keeps a
+   * change tracker (inotify) per workspace and walks when it cannot trust it; 'walk' lists the
+   * workspace before and after every call. @default 'watch'
+   */
+  workspaceDetection: z
+    .enum(['watch', 'walk'], { error: "calls.workspaceDetection must be 'watch' or 'walk'" })
+    .default('watch'),
 });
 
 const uploadsSectionSchema = z.strictObject({

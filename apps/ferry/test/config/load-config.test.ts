@@ -101,6 +101,15 @@ describe('loadFerryConfig', () => {
     );
   });
 
+  it("calls.workspaceDetection: 'watch' by default, 'walk' on request, anything else named", () => {
+    expect(parseFerryConfig({}, { env: {} }).app.calls.workspaceDetection).toBe('watch');
+    const walk = parseFerryConfig({ calls: { workspaceDetection: 'walk' } }, { env: {} });
+    expect(walk.app.calls.workspaceDetection).toBe('walk');
+    expect(() => parseFerryConfig({ calls: { workspaceDetection: 'poll' } }, { env: {} })).toThrow(
+      /calls\.workspaceDetection must be 'watch' or 'walk'/,
+    );
+  });
+
   it('a bad FERRY_PORT names the variable', () => {
     expect(() => parseFerryConfig({}, { env: { FERRY_PORT: 'abc' } })).toThrow(/FERRY_PORT/);
   });
