@@ -1,7 +1,7 @@
 // Slow tools: a live progress bar that can be cancelled, and a silent tool whose "still running"
 // notices arrive in order before the timeout. The e2e Ferry runs the slow server with its
 // timeout scaled from 30 s to 6 s, so the notices come at 3, 4 and 5 s (support/start-ferry.ts).
-import { TIMEOUT_MESSAGE, TIMEOUT_NOTICES } from '../packages/contract/src/protocol/timeout-notices.ts';
+import { TIMEOUT_MESSAGE, TIMEOUT_NOTICES } from '@ferry/contract';
 import { expect, openApp, screenshot, test } from './support/fixtures';
 
 const SCALE = 6 / 30;

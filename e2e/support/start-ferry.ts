@@ -8,7 +8,7 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServer } from '../../apps/ferry/src/server.js';
+import { startServer } from '@ferry/app/server';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 /** The test suite's slow-server timeout; e2e tests derive the notice times from it. */

@@ -1,19 +1,20 @@
 // The loop end to end: a scripted OpenAI-compatible server over real HTTP, the real host with
 // the example report and slow servers, real storage. What reached the model is read from the
-// requests the scripted server recorded; what reached the tool from the host's own call events.
+// requests the scripted server recorded, as bytes on the wire; what reached the tool from the
+// host's own call events. The other loop tests (agent-scenarios.test.ts) use the in-process model.
 import type { AgentEvent, AgentMessage, ToolMessage } from '@ferry/contract';
-import type { RecordedRequest } from '@ferry/test-helpers/scripted-model-server';
+import type { RecordedRequest, ScriptedModelServer } from '@ferry/test-helpers/scripted-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILENAME_DESCRIPTION } from '../src/model-tools.js';
-import { API_KEY, type Harness, startHarness } from './support/harness.js';
+import { API_KEY, type Harness, startHttpHarness } from './support/harness.js';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 const PNG_BASE64_MAGIC = 'iVBORw0KGgo';
 
-let h: Harness;
+let h: Harness<ScriptedModelServer>;
 beforeAll(async () => {
   // Timeouts scaled down (v2.1 §11.3 schedule in proportion): 1 s without progress → E_TIMEOUT.
-  h = await startHarness({ report: {}, slow: { timeouts: { timeoutSeconds: 1 } } });
+  h = await startHttpHarness({ report: {}, slow: { timeouts: { timeoutSeconds: 1 } } });
   await h.upload('alice', 'sales.csv', CSV);
 }, 60_000);
 afterAll(async () => h?.close());

@@ -1,14 +1,16 @@
 // Parallel calls, a tool timeout mid-conversation, cancel (while the model streams and while a
-// tool runs), the round cap, bad calls from the model, vision, and model failures.
+// tool runs), the round cap, bad calls from the model, vision, and model failures. The model is
+// the in-process scripted client: these are tests of the loop; what the OpenAI-compatible client
+// makes of them on the wire is in agent-loop.test.ts and openai-compatible.test.ts.
 import type { AgentEvent, AgentMessage, ToolMessage } from '@ferry/contract';
-import type { RecordedRequest } from '@ferry/test-helpers/scripted-model-server';
+import type { RecordedModelRequest, ScriptedModelClient } from '@ferry/test-helpers/scripted-model-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentNotConfiguredError, createAgent } from '../src/agent.js';
 import { type Harness, startHarness } from './support/harness.js';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\n';
 
-let h: Harness;
+let h: Harness<ScriptedModelClient>;
 let alice: { owner: string; username: string };
 beforeAll(async () => {
   h = await startHarness({ report: {}, slow: { timeouts: { timeoutSeconds: 1 } } });
@@ -33,8 +35,10 @@ function collect(onEvent: (event: AgentEvent) => void = () => {}) {
   };
 }
 
-const toolContents = (request: RecordedRequest) =>
-  request.body.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content as string));
+const toolMessages = (request: RecordedModelRequest) =>
+  request.messages.flatMap((m) => (m.role === 'tool' ? [m] : []));
+const toolContents = (request: RecordedModelRequest) =>
+  toolMessages(request).map((m) => JSON.parse(m.content));
 
 describe('parallel tool calls', () => {
   it('runs the calls of one answer at the same time and returns both results in order', async () => {
@@ -61,11 +65,8 @@ describe('parallel tool calls', () => {
     expect(before).toContain('b:started');
     expect(before).toContain('a:progress');
     expect(before).toContain('b:progress');
-    const second = h.model.requests[1] as RecordedRequest;
-    expect(second.body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual([
-      'a',
-      'b',
-    ]);
+    const second = h.model.requests[1] as RecordedModelRequest;
+    expect(toolMessages(second).map((m) => m.toolCallId)).toEqual(['a', 'b']);
     expect(toolContents(second).map((t) => t.results.status)).toEqual(['completed', 'completed']);
   });
 });
@@ -80,7 +81,7 @@ describe('a tool timeout mid-conversation', () => {
     const c = collect();
     const first = await h.agent().runTurn({ user: alice, history: [], text: 'hang please', ...c });
     expect(first.status).toBe('completed');
-    const [timeout] = toolContents(h.model.requests[1] as RecordedRequest);
+    const [timeout] = toolContents(h.model.requests[1] as RecordedModelRequest);
     expect(timeout.status).toBe('failed');
     expect(timeout.is_error).toBe(true);
     expect(timeout.error.code).toBe('E_TIMEOUT');
@@ -92,8 +93,8 @@ describe('a tool timeout mid-conversation', () => {
 
     const next = await h.agent().runTurn({ user: alice, history: c.stored, text: 'and now?', ...collect() });
     expect(next.status).toBe('completed');
-    const third = h.model.requests[2] as RecordedRequest;
-    expect(third.body.messages.map((m) => m.role)).toEqual([
+    const third = h.model.requests[2] as RecordedModelRequest;
+    expect(third.messages.map((m) => m.role)).toEqual([
       'system',
       'user',
       'assistant',
@@ -101,7 +102,7 @@ describe('a tool timeout mid-conversation', () => {
       'assistant',
       'user',
     ]);
-    expect(JSON.parse(third.body.messages[3]?.content as string).error.code).toBe('E_TIMEOUT');
+    expect(JSON.parse(toolMessages(third)[0]?.content as string).error.code).toBe('E_TIMEOUT');
   });
 });
 
@@ -116,7 +117,7 @@ describe('cancel', () => {
       .agent()
       .runTurn({ user: alice, history: [], text: 'talk', signal: controller.signal, ...c });
     expect(result.status).toBe('cancelled');
-    const request = h.model.requests[0] as RecordedRequest;
+    const request = h.model.requests[0] as RecordedModelRequest;
     await request.closed;
     expect(request.aborted).toBe(true);
     expect(c.stored).toEqual([
@@ -155,10 +156,10 @@ describe('limits and bad calls', () => {
       .agent({ config: { maxToolRounds: 1 } })
       .runTurn({ user: alice, history: [], text: 'loop', ...c });
     expect(result.status).toBe('max_rounds');
-    const [first, second] = h.model.requests as [RecordedRequest, RecordedRequest];
-    expect(first.body.tools?.length).toBeGreaterThan(0);
-    expect(second.body.tools).toBeUndefined();
-    expect(second.body.messages.at(-1)).toEqual({
+    const [first, second] = h.model.requests as [RecordedModelRequest, RecordedModelRequest];
+    expect(first.tools.length).toBeGreaterThan(0);
+    expect(second.tools).toEqual([]);
+    expect(second.messages.at(-1)).toEqual({
       role: 'system',
       content: 'Tool round limit (1) reached: answer now with what you have, without tools.',
     });
@@ -179,7 +180,9 @@ describe('limits and bad calls', () => {
     ]);
     const c = collect();
     await h.agent().runTurn({ user: alice, history: [], text: 'bad', ...c });
-    const errors = toolContents(h.model.requests[1] as RecordedRequest).map((t) => t.error.message as string);
+    const errors = toolContents(h.model.requests[1] as RecordedModelRequest).map(
+      (t) => t.error.message as string,
+    );
     expect(errors[0]).toMatch(/^Unknown tool "nope__tool"\. Available tools: .*report__csv_report/);
     expect(errors[1]).toMatch(/^Arguments are not valid JSON/);
     expect(errors[2]).toBe('Invalid arguments: "seconds" must be number');
@@ -197,10 +200,11 @@ describe('vision', () => {
     ]);
     const c = collect();
     await h.agent({ vision: true }).runTurn({ user: alice, history: [], text: 'look', ...c });
-    const [, second, third] = h.model.requests as RecordedRequest[];
-    const images = (r: RecordedRequest) => (r.raw.match(/data:image\/png;base64,iVBORw0KGgo/g) ?? []).length;
-    expect(images(second as RecordedRequest)).toBe(1);
-    expect(images(third as RecordedRequest)).toBe(0);
+    const [, second, third] = h.model.requests as RecordedModelRequest[];
+    const images = (r: RecordedModelRequest) =>
+      (r.raw.match(/data:image\/png;base64,iVBORw0KGgo/g) ?? []).length;
+    expect(images(second as RecordedModelRequest)).toBe(1);
+    expect(images(third as RecordedModelRequest)).toBe(0);
     expect(third?.raw).toContain('images returned by the tools were shown once: chart.png');
     expect((c.stored.find((m) => m.role === 'tool') as ToolMessage).imagesShown).toEqual(['chart.png']);
     expect(JSON.stringify(c.stored)).not.toContain('iVBORw0KGgo');
@@ -216,6 +220,19 @@ describe('model failures', () => {
     expect(result.error?.code).toBe('E_MODEL_ERROR');
     expect(result.error?.message).toMatch(/answered 500/);
     expect(c.stored).toEqual([{ role: 'user', text: 'hi' }]);
+  });
+
+  it('fails the turn, naming the request, when the model is asked more than the script holds', async () => {
+    h.model.play([
+      { toolCalls: [{ id: 'x', name: 'slow__slow_task', arguments: { seconds: 0, steps: 1 } }] },
+    ]);
+    const result = await h.agent().runTurn({ user: alice, history: [], text: 'once', ...collect() });
+    expect(result.status).toBe('failed');
+    expect(result.error).toEqual({
+      code: 'E_MODEL_ERROR',
+      message: 'Scripted model: no scripted reply for request 2 (the script is played out)',
+    });
+    expect(h.model.requests).toHaveLength(2);
   });
 
   it('refuses a turn when no model is configured', async () => {

@@ -1,28 +1,17 @@
 // A scripted OpenAI-compatible chat-completions server on loopback: real HTTP, answers streamed
-// as SSE chunks in the chat-completions format, one scripted reply per request, every request
-// recorded (body, headers, and whether the client closed it early). No keys, no network.
+// as SSE chunks in the chat-completions format, one scripted reply per request (model-script.ts),
+// every request recorded (body, headers, and whether the client closed it early). No keys, no
+// network. scripted-model-client.ts plays the same scripts in process, without the wire.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-export interface ScriptedToolCall {
-  id: string;
-  name: string;
-  /** An object is sent as JSON; a string as is (to send broken JSON). */
-  arguments: unknown;
-}
-
-export interface ScriptedReply {
-  /** Streamed one chunk per SSE event. */
-  text?: string[];
-  toolCalls?: ScriptedToolCall[];
-  /** After the text chunks, keep the stream open until the client goes away (cancel tests). */
-  hold?: boolean;
-  /** Answer with this HTTP status and an error body instead of a stream. */
-  status?: number;
-}
-
-export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+import {
+  argumentsText,
+  createScriptPlayer,
+  failureText,
+  type ScriptedReply,
+  type ScriptStep,
+} from './model-script.js';
 
 export interface ChatRequestBody {
   model: string;
@@ -51,16 +40,14 @@ export interface ScriptedModelServer {
   baseURL: string;
   requests: RecordedRequest[];
   /** Replaces the script and forgets earlier requests. */
-  play(steps: ScriptStep[]): void;
+  play(steps: ScriptStep<RecordedRequest>[]): void;
   /** Resolves with the n-th request (1-based) once it has arrived. */
   request(n: number): Promise<RecordedRequest>;
   close(): Promise<void>;
 }
 
 export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
-  let steps: ScriptStep[] = [];
-  let requests: RecordedRequest[] = [];
-  let waiters: { n: number; resolve: (r: RecordedRequest) => void }[] = [];
+  const player = createScriptPlayer<RecordedRequest>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -81,16 +68,14 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
         if (!res.writableFinished) record.aborted = true;
         settle();
       });
-      requests.push(record);
-      for (const waiter of waiters.filter((w) => w.n === requests.length)) waiter.resolve(record);
-      waiters = waiters.filter((w) => w.n !== requests.length);
-      const step = steps[requests.length - 1];
-      if (!req.url?.endsWith('/chat/completions') || step === undefined) {
-        res.writeHead(step === undefined ? 500 : 404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `no scripted reply for request ${requests.length}` } }));
+      const next = player.next(record);
+      if ('error' in next || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead('error' in next ? 500 : 404, { 'content-type': 'application/json' });
+        const message = 'error' in next ? next.error : `no such endpoint: ${req.url}`;
+        res.end(JSON.stringify({ error: { message } }));
         return;
       }
-      reply(res, typeof step === 'function' ? step(record) : step, record.body.model);
+      reply(res, next.reply, record.body.model);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -98,18 +83,10 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     get requests() {
-      return requests;
+      return player.requests;
     },
-    play(next) {
-      steps = next;
-      requests = [];
-      waiters = [];
-    },
-    request(n) {
-      const found = requests[n - 1];
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiters.push({ n, resolve }));
-    },
+    play: (steps) => player.play(steps),
+    request: (n) => player.request(n),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -121,7 +98,7 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
 function reply(res: ServerResponse, step: ScriptedReply, model: string): void {
   if (step.status !== undefined) {
     res.writeHead(step.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: `scripted failure ${step.status}`, type: 'server_error' } }));
+    res.end(JSON.stringify({ error: { message: failureText(step.status), type: 'server_error' } }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -135,7 +112,7 @@ function reply(res: ServerResponse, step: ScriptedReply, model: string): void {
   for (const piece of step.text ?? []) send({ content: piece });
   if (step.hold) return;
   (step.toolCalls ?? []).forEach((call, index) => {
-    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    const args = argumentsText(call);
     const half = Math.floor(args.length / 2);
     send({
       tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],

@@ -1,7 +1,8 @@
 // Real parts for agent tests: storage (local disk + SQLite) in a fresh directory, the host with
 // example servers of the repository's ferry.config.json and test/ferry.test-config.json (the
-// slow server with its hang tool), the scripted model server, and an OpenAI-compatible client
-// pointed at it.
+// slow server with its hang tool), and a scripted model: in process (startHarness), or over HTTP
+// with the OpenAI-compatible client pointed at the scripted server (startHttpHarness), for the
+// tests of what crosses the wire.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,20 +10,25 @@ import { Readable } from 'node:stream';
 import { createHost, type Host } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import {
+  createScriptedModelClient,
+  type ScriptedModelClient,
+} from '@ferry/test-helpers/scripted-model-client';
+import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@ferry/test-helpers/scripted-model-server';
 import { type Agent, type AgentOptions, createAgent } from '../../src/agent.js';
+import { type ModelClient, ModelError } from '../../src/model-client.js';
 import { createOpenAiCompatibleModelClient } from '../../src/openai-compatible.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const API_KEY = 'sk-test-0123456789abcdef';
 
-export interface Harness {
+export interface Harness<Model> {
   dir: string;
   storage: OpenedStorage;
   host: Host;
-  model: ScriptedModelServer;
+  model: Model;
   agent(options?: Partial<AgentOptions> & { vision?: boolean }): Agent;
   user(username: string): Promise<{ owner: string; username: string }>;
   upload(username: string, name: string, content: string | Buffer): Promise<void>;
@@ -30,7 +36,44 @@ export interface Harness {
 }
 
 /** `servers`: names from the two configs, each with optional overrides (e.g. timeouts). */
-export async function startHarness(servers: Record<string, Record<string, unknown>>): Promise<Harness> {
+export async function startHarness(
+  servers: Record<string, Record<string, unknown>>,
+): Promise<Harness<ScriptedModelClient>> {
+  const model = createScriptedModelClient({ ModelError });
+  return withModel(
+    servers,
+    model,
+    async () => {},
+    (vision) => ({
+      model: model.model,
+      vision,
+      generate: (request) => model.generate(request),
+    }),
+  );
+}
+
+/** As {@link startHarness}, the model behind real HTTP and the OpenAI-compatible client. */
+export async function startHttpHarness(
+  servers: Record<string, Record<string, unknown>>,
+): Promise<Harness<ScriptedModelServer>> {
+  const model = await startScriptedModelServer();
+  return withModel(servers, model, model.close, (vision) =>
+    createOpenAiCompatibleModelClient({
+      baseURL: model.baseURL,
+      apiKey: API_KEY,
+      model: 'scripted-1',
+      maxRetries: 0,
+      vision,
+    }),
+  );
+}
+
+async function withModel<Model>(
+  servers: Record<string, Record<string, unknown>>,
+  model: Model,
+  closeModel: () => Promise<void>,
+  client: (vision: boolean) => ModelClient,
+): Promise<Harness<Model>> {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-agent-'));
   const storage = await openStorage(loadStorageConfig({ file: { dataDir: join(dir, 'data') }, env: {} }));
   const read = async (path: string) =>
@@ -52,7 +95,6 @@ export async function startHarness(servers: Record<string, Record<string, unknow
     downloadUrl: (id, token) => `http://127.0.0.1:9/api/files/${id}/content?token=${token}`,
     pool: { onStderr: () => {} },
   });
-  const model = await startScriptedModelServer();
   return {
     dir,
     storage,
@@ -60,13 +102,7 @@ export async function startHarness(servers: Record<string, Record<string, unknow
     model,
     agent: (options = {}) =>
       createAgent({
-        model: createOpenAiCompatibleModelClient({
-          baseURL: model.baseURL,
-          apiKey: API_KEY,
-          model: 'scripted-1',
-          maxRetries: 0,
-          vision: options.vision ?? false,
-        }),
+        model: client(options.vision ?? false),
         host,
         files: storage.files,
         hostPaths: [dir],
@@ -80,7 +116,7 @@ export async function startHarness(servers: Record<string, Record<string, unknow
     },
     close: async () => {
       await host.close();
-      await model.close();
+      await closeModel();
       await storage.close();
       await rm(dir, { recursive: true, force: true });
     },
