@@ -3,6 +3,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createCipheriv, createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -238,6 +239,26 @@ function writeProcFile(path: string, text: string): void {
 
 /** The repository root (bench/ is one level below it). */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The machine block of a bench's report: cores, Node, and the 1-minute load average at the start
+ * (`loadAtStart`, read before any work) and now. Other work on the machine skews every timing.
+ */
+export function machineReport(loadAtStart: number) {
+  return {
+    cpus: cpus().length,
+    node: process.version,
+    loadavg_1m_at_start: round(loadAtStart),
+    loadavg_1m_at_end: round(loadavg()[0] ?? 0),
+  };
+}
+
+/** The end of a bench that started Ferry in `dir`, however it ended: no deadline, no Ferry, no dir. */
+export async function endBench(deadline: NodeJS.Timeout, ferry: FerryProcess | undefined, dir: string) {
+  clearTimeout(deadline);
+  await ferry?.stop();
+  await rm(dir, { recursive: true, force: true });
+}
 
 export interface FerryProcessOptions {
   /** The whole ferry.config.json, written to `<dir>/ferry.config.json`. */

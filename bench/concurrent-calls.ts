@@ -16,17 +16,19 @@
 // the whole run and 120 s of silence per request. Prints one JSON document.
 import { createCipheriv, createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { type IncomingMessage, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseStream } from '../apps/ferry/src/cli/sse-reader.js';
 import {
   benchCommand,
   descendantsOf,
+  endBench,
   type FerryProcess,
   latencySummary,
   MIB,
+  machineReport,
   procCpuMs,
   procMemory,
   REPO_ROOT,
@@ -226,12 +228,7 @@ try {
       },
       isolation_checked: true,
       ...(pass ? {} : { server_output_tail: ferry.outputTail().slice(-3000) }),
-      machine: {
-        cpus: cpus().length,
-        node: process.version,
-        loadavg_1m_at_start: round(loadAtStart),
-        loadavg_1m_at_end: round(loadavg()[0] ?? 0),
-      },
+      machine: machineReport(loadAtStart),
       target: { errors: 0 },
       pass,
     }),
@@ -240,9 +237,7 @@ try {
 } catch (error) {
   fail(error);
 } finally {
-  clearTimeout(deadline);
-  await ferry?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await endBench(deadline, ferry, dir);
 }
 
 /** One user: CALLS_PER_USER calls in a row, each upload → start → events → outcome. */

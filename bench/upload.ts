@@ -15,14 +15,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   benchCommand,
+  endBench,
   type FerryProcess,
   MIB,
+  machineReport,
   measureCopyHashFloor,
   median,
   procCpuMs,
@@ -204,12 +206,7 @@ try {
         peak: mib(peakBytes),
         growth: round(growthMiB, 1),
       },
-      machine: {
-        cpus: cpus().length,
-        node: process.version,
-        loadavg_1m_at_start: round(loadAtStart),
-        loadavg_1m_at_end: round(loadavg()[0] ?? 0),
-      },
+      machine: machineReport(loadAtStart),
       target: TARGET,
       pass_ratio: ratioPass,
       pass_rss: rssPass,
@@ -219,9 +216,7 @@ try {
 } catch (error) {
   fail(error);
 } finally {
-  clearTimeout(deadline);
-  await ferry?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await endBench(deadline, ferry, dir);
 }
 
 interface StoredFile {

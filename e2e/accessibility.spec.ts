@@ -5,15 +5,11 @@
 // the elements it was found on. What a tool's own HTML report contains (the sandboxed iframe) is
 // the tool's, not Ferry's, and is left out.
 import AxeBuilder from '@axe-core/playwright';
-import {
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from '@ferry/test-helpers/scripted-model-server';
 import type { Page } from '@playwright/test';
 import type { Result } from 'axe-core';
+import { useFerryWithModel } from './support/ferry-with-model';
 import { apiUpload, expect, fileRow, openApp, test, uniqueName } from './support/fixtures';
 import { makePdf } from './support/make-pdf';
-import { type SpawnedFerry, spawnFerryWithModel } from './support/spawn-ferry';
 
 const THEMES = ['light', 'dark'] as const;
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\nWest,99\n';
@@ -145,22 +141,12 @@ for (const theme of THEMES) {
 }
 
 test.describe('chat with a model', () => {
-  let model: ScriptedModelServer;
-  let ferry: SpawnedFerry;
-  test.beforeAll(async () => {
-    test.setTimeout(90_000);
-    model = await startScriptedModelServer();
-    ferry = await spawnFerryWithModel(model.baseURL);
-  });
-  test.afterAll(async () => {
-    await ferry?.stop();
-    await model?.close();
-  });
+  const ferry = useFerryWithModel();
 
   for (const theme of THEMES) {
     test(`a chat turn with a tool card has no serious axe violations (${theme})`, async ({ page }) => {
       const name = uniqueName(`a11y-chat-${theme}`, 'csv');
-      model.play([
+      ferry.model.play([
         {
           text: ['Running the report on ', `${name}.`],
           toolCalls: [

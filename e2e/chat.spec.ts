@@ -4,29 +4,13 @@
 // card shows the call, the report.html chip opens in the sandboxed canvas iframe. Stop cancels a
 // streaming turn.
 
-import {
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from '@ferry/test-helpers/scripted-model-server';
 import { expect, type Page, test } from '@playwright/test';
+import { useFerryWithModel } from './support/ferry-with-model';
 import { screenshot, uniqueName } from './support/fixtures';
-import { type SpawnedFerry, spawnFerryWithModel } from './support/spawn-ferry';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\nWest,99\n';
 
-let model: ScriptedModelServer;
-let ferry: SpawnedFerry;
-
-test.beforeAll(async () => {
-  test.setTimeout(90_000);
-  model = await startScriptedModelServer();
-  ferry = await spawnFerryWithModel(model.baseURL);
-});
-
-test.afterAll(async () => {
-  await ferry?.stop();
-  await model?.close();
-});
+const ferry = useFerryWithModel();
 
 async function openChat(page: Page): Promise<void> {
   await page.goto(`${ferry.url}/`);
@@ -40,7 +24,7 @@ test('a chat turn runs the report tool on an uploaded CSV and opens the report i
   page,
 }) => {
   const name = uniqueName('chat-sales', 'csv');
-  model.play([
+  ferry.model.play([
     {
       text: ['I will run ', 'the report on ', `${name}.`],
       toolCalls: [
@@ -85,7 +69,7 @@ test('a chat turn runs the report tool on an uploaded CSV and opens the report i
   await expect(page.getByTestId('chat-input')).toBeEnabled();
 
   // The model got the file list with the message; the chat shows the message as typed.
-  const first = await model.request(1);
+  const first = await ferry.model.request(1);
   expect(JSON.stringify(first.body.messages)).toContain(name);
   await expect(page.getByTestId('chat-messages')).not.toContainText('[SYSTEM');
   // The tool card folds open to show the arguments and what the model read.
@@ -117,7 +101,7 @@ test('a chat turn runs the report tool on an uploaded CSV and opens the report i
 });
 
 test('Stop cancels a streaming turn and keeps what arrived', async ({ page }) => {
-  model.play([{ text: ['Thinking about ', 'a long answer'], hold: true }]);
+  ferry.model.play([{ text: ['Thinking about ', 'a long answer'], hold: true }]);
   await openChat(page);
   await page.getByTestId('chat-new').click();
   const input = page.getByLabel('Message');
@@ -142,7 +126,7 @@ test('Stop cancels a streaming turn and keeps what arrived', async ({ page }) =>
   await expect(input).toBeEnabled();
   await expect(page.getByTestId('chat-send')).toBeVisible();
   // The model's stream was closed by Ferry, not left running.
-  const request = await model.request(1);
+  const request = await ferry.model.request(1);
   await request.closed;
   expect(request.aborted).toBe(true);
   await screenshot(page, 'chat-stopped');
@@ -166,7 +150,7 @@ test('rename and delete a conversation', async ({ page }) => {
 });
 
 test('a model failure is shown as an error, and the next message still works', async ({ page }) => {
-  model.play([{ status: 500 }, { text: ['Back ', 'again.'] }]);
+  ferry.model.play([{ status: 500 }, { text: ['Back ', 'again.'] }]);
   await openChat(page);
   await page.getByTestId('chat-new').click();
   const input = page.getByLabel('Message');

@@ -1,7 +1,25 @@
 // Uploads: by the button and by drag and drop, with a visible, moving progress bar (the upload is
 // throttled through the DevTools protocol so the bar has time to move), per-file errors, the
 // normalized name, and the stored bytes compared with what was sent.
+import type { Page } from '@playwright/test';
 import { expect, fileRow, openApp, screenshot, sha256, test, uniqueName } from './support/fixtures';
+
+/**
+ * Throttles the page's uploads through the DevTools protocol; the function it returns sets the
+ * rate in bytes per second (-1: no limit).
+ */
+async function uploadThrottle(page: Page): Promise<(bytesPerSecond: number) => Promise<void>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  return async (bytesPerSecond) => {
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: bytesPerSecond,
+    });
+  };
+}
 
 function csv(rows: number): string {
   const lines = ['region,sales,units'];
@@ -17,14 +35,8 @@ test('uploads a CSV with the button and shows a moving progress bar with speed',
   const name = uniqueName('button', 'csv');
   const content = csv(60_000); // about 1.2 MB
   // 400 KB/s upload: about three seconds for this file.
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: 400 * 1024,
-  });
+  const throttle = await uploadThrottle(page);
+  await throttle(400 * 1024);
 
   await page
     .getByTestId('upload-input')
@@ -42,12 +54,7 @@ test('uploads a CSV with the button and shows a moving progress bar with speed',
 
   await expect(row).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
   await expect(bar).toHaveAttribute('value', '100');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: -1,
-  });
+  await throttle(-1);
 
   await expect(fileRow(page, name)).toBeVisible();
   await expect(page.getByTestId('section-uploaded').locator(`[data-name="${name}"]`)).toBeVisible();
@@ -112,14 +119,8 @@ test('shows per-file errors and the normalized name', async ({ page }) => {
 
 test('cancels an upload in flight', async ({ page, request }) => {
   await openApp(page);
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: 50 * 1024,
-  });
+  const throttle = await uploadThrottle(page);
+  await throttle(50 * 1024);
   const name = uniqueName('cancelled', 'csv');
   await page
     .getByTestId('upload-input')

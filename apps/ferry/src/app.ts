@@ -62,7 +62,10 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Epoch milliseconds. @default Date.now */
   now?: () => number;
-  /** How often sessions, calls and files are swept. @default 60000 */
+  /**
+   * How often sessions, calls and workspaces are swept (files: maintenance.fileSweepMinutes).
+   * @default 60000
+   */
   maintenanceIntervalMs?: number;
   /** The model loop (server.ts builds it from FERRY_LLM_*). @default an agent with no model: chat answers 503 */
   agent?: Agent;

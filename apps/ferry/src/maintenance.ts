@@ -1,47 +1,57 @@
-// Housekeeping while the app runs: idle sessions end (their session-only files go), workspaces of
-// users without a live session or a recent call are emptied, settled calls past retention are
-// forgotten, and the FileStore sweeps expired files and crash leftovers.
+// Housekeeping while the app runs. Every tick (a minute by default): idle sessions end (their
+// session-only files go), workspaces of users without a live session or a recent call are
+// emptied, settled calls past retention are forgotten. Every maintenance.fileSweepMinutes (15 by
+// default) the FileStore reclaims the space of expired files and crash leftovers; expiry itself
+// does not wait for that sweep, since every read of the catalog already leaves expired files out.
 import type { FastifyInstance } from 'fastify';
 import type { FerryServices } from './services.js';
 
-/** The FileStore sweep walks the catalog; every 15th tick (15 min at the default) is enough. */
-const FILE_SWEEP_EVERY = 15;
+type Job = 'tick' | 'files';
 
 export function installMaintenance(app: FastifyInstance, services: FerryServices, intervalMs: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  let tick = 0;
-  let running: Promise<void> | undefined;
-  const run = () => {
-    running ??= sweepOnce().finally(() => {
-      running = undefined;
+  const fileSweepMs = services.config.maintenance.fileSweepMinutes * 60_000;
+  const timers: NodeJS.Timeout[] = [];
+  // One job at a time (a session ending and the sweep both delete files), each kind at most once
+  // waiting: a slow sweep does not pile up ticks behind it.
+  let queue: Promise<void> = Promise.resolve();
+  const queued = new Set<Job>();
+  const enqueue = (job: Job, step: () => Promise<void>) => {
+    if (queued.has(job)) return;
+    queued.add(job);
+    queue = queue.then(async () => {
+      try {
+        await step();
+      } catch (error) {
+        app.log.error({ err: error }, `maintenance failed (${job})`);
+      } finally {
+        queued.delete(job);
+      }
     });
-    return running;
   };
-  const sweepOnce = async () => {
-    try {
+  const tick = () =>
+    enqueue('tick', async () => {
       services.calls.sweep();
       await services.sessions.expire();
       // After expiry: a user whose sessions all ended gets their workspace emptied.
       await services.workspaces.sweep(services.sessions.liveUsers());
-      if (tick++ % FILE_SWEEP_EVERY === 0) {
-        const swept = await services.files.sweep();
-        for (const warning of swept.warnings) app.log.warn(warning);
-      }
-    } catch (error) {
-      app.log.error({ err: error }, 'maintenance failed');
-    }
-  };
+    });
+  const sweepFiles = () =>
+    enqueue('files', async () => {
+      const swept = await services.files.sweep();
+      for (const warning of swept.warnings) app.log.warn(warning);
+    });
   // Once listening, not on ready: a start that fails to bind its port (another Ferry has it) must
   // not have emptied workspaces or swept files on its way out.
   app.addHook('onListen', async () => {
-    timer = setInterval(() => void run(), intervalMs);
-    timer.unref();
-    void run();
+    timers.push(setInterval(tick, intervalMs), setInterval(sweepFiles, fileSweepMs));
+    for (const timer of timers) timer.unref();
+    tick();
+    sweepFiles();
   });
   app.addHook('onClose', async () => {
-    clearInterval(timer);
-    // A sweep under way finishes before the storage it uses is closed after the app.
-    await running;
+    for (const timer of timers) clearInterval(timer);
+    // A job under way finishes before the storage it uses is closed after the app.
+    await queue;
     await services.calls.close();
   });
 }

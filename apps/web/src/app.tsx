@@ -1,10 +1,10 @@
 // The whole screen: top bar, My Files | tools (or chat) | canvas, status bar. Owns the shared
 // state (user, servers, files, uploads, canvas, toasts, pending elicitations) and hands it to the
 // panels through AppContext.
-import type { CallEvent, UiFile } from '@ferry/contract';
+import type { CallDetail, CallEvent, MeDto, ServerDto, ServerList, StatusDto, UiFile } from '@ferry/contract';
 import { useCallback, useEffect, useMemo, useReducer, useState } from 'react';
 import { api, openSession } from './api/client';
-import type { CallDetail, FilesChangedEvent, MeDto, ServerDto, StatusDto } from './api/types';
+import type { FilesChangedEvent } from './api/types';
 import { ChatPanel } from './chat/lazy-chat-panel';
 import { CanvasPanel } from './components/canvas-panel';
 import { ChatPlaceholder, isModelConfigured } from './components/chat-placeholder';
@@ -14,7 +14,7 @@ import { StatusBar } from './components/status-bar';
 import { Toasts } from './components/toasts';
 import { type MainView, TopBar } from './components/top-bar';
 import { FilesPanel } from './files/files-panel';
-import { canvasReducer, EMPTY_CANVAS } from './lib/canvas-layout';
+import { canvasReducer, EMPTY_CANVAS, fileTab } from './lib/canvas-layout';
 import { canvasActionForOutcome } from './lib/outcome-canvas';
 import { ToolRunner } from './runner/tool-runner';
 import { AppContext, type AppServices, type OpenableFile } from './state/app-context';
@@ -57,7 +57,7 @@ export function App() {
       .finally(refreshMe);
     // Older servers have no /api/status: the status bar then shows what /api/me tells.
     api<StatusDto>('/api/status').then(setStatus, () => setStatus(null));
-    api<{ items: ServerDto[] }>('/api/servers').then(
+    api<ServerList>('/api/servers').then(
       (list) => setServers(list.items),
       (error: unknown) => toast(`Could not list the tool servers: ${(error as Error).message}`, 'error'),
     );
@@ -77,17 +77,7 @@ export function App() {
   const openFile = useCallback((file: OpenableFile, mode?: string) => {
     dispatch({
       type: 'show',
-      items: [
-        {
-          kind: 'file',
-          key: file.id,
-          fileId: file.id,
-          name: file.name,
-          mime: file.mime,
-          size: file.size,
-          viewer: viewerOf(file),
-        },
-      ],
+      items: [fileTab(file, viewerOf(file))],
       focus: file.id,
       mode: mode ?? 'append',
     });

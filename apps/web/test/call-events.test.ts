@@ -1,22 +1,13 @@
 import type { CallEvent } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
-import { type CallState, reduceEvent } from '../src/state/use-tool-call';
+import { type CallState, reduceEvent, startingCall } from '../src/state/use-tool-call';
 import { readUserEvent } from '../src/state/use-user-events';
 
 const base = { callId: 'c1', at: '2026-01-01T00:00:00.000Z' };
 const initial: CallState = {
+  ...startingCall({ server: 'slow', tool: 'slow_task' }, 0),
   callId: 'c1',
-  server: 'slow',
-  tool: 'slow_task',
   status: 'running',
-  startedAt: 0,
-  progress: null,
-  notices: [],
-  log: [],
-  files: [],
-  response: null,
-  failure: null,
-  cancelling: false,
 };
 
 function apply(events: CallEvent[]): CallState {

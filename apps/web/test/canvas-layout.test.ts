@@ -1,28 +1,18 @@
 import type { ToolCallResponse } from '@ferry/contract';
 import { describe, expect, it } from 'vitest';
 import {
-  type CanvasItem,
   type CanvasState,
   canvasReducer,
   EMPTY_CANVAS,
   planCanvasFromOutcome,
 } from '../src/lib/canvas-layout';
 import { canvasActionForOutcome } from '../src/lib/outcome-canvas';
-
-const file = (key: string): CanvasItem => ({
-  kind: 'file',
-  key,
-  fileId: key,
-  name: `${key}.txt`,
-  mime: 'text/plain',
-  size: 1,
-  viewer: 'text',
-});
+import { textTab } from './support/text-tab';
 
 function show(state: CanvasState, keys: string[], mode?: string, focus?: string): CanvasState {
   return canvasReducer(state, {
     type: 'show',
-    items: keys.map(file),
+    items: keys.map(textTab),
     ...(mode ? { mode } : {}),
     ...(focus ? { focus } : {}),
   });

@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type CanvasItem, type CanvasState, canvasReducer, EMPTY_CANVAS } from '../src/lib/canvas-layout';
 import { canvasStorageKey, keepItems, parseStoredCanvas, serializeCanvas } from '../src/lib/canvas-storage';
+import { textTab } from './support/text-tab';
 
-const file = (key: string): CanvasItem => ({
-  kind: 'file',
-  key,
-  fileId: key,
-  name: `${key}.txt`,
-  mime: 'text/plain',
-  size: 1,
-  viewer: 'text',
-});
 const frame: CanvasItem = { kind: 'frame', key: 'frame:dash', url: 'https://example.com/', title: 'Dash' };
 
 const saved: CanvasState = {
   open: true,
-  items: [file('a'), file('b'), frame, file('c')],
+  items: [textTab('a'), textTab('b'), frame, textTab('c')],
   active: 'b',
   secondary: 'a',
 };
@@ -39,13 +31,13 @@ describe('canvas storage', () => {
     const text = JSON.stringify({
       v: 1,
       open: true,
-      items: [{ kind: 'file', key: 'x' }, file('a'), { kind: 'other', key: 'z' }, 42, file('b')],
+      items: [{ kind: 'file', key: 'x' }, textTab('a'), { kind: 'other', key: 'z' }, 42, textTab('b')],
       active: 'x',
       secondary: 'b',
     });
     expect(parseStoredCanvas(text)).toEqual({
       open: true,
-      items: [file('a'), file('b')],
+      items: [textTab('a'), textTab('b')],
       active: 'a',
       secondary: 'b',
     });
@@ -68,7 +60,7 @@ describe('restore action', () => {
   it('keeps what was opened while the saved tabs were checked, and its focus', () => {
     const opened = canvasReducer(EMPTY_CANVAS, {
       type: 'show',
-      items: [file('new'), file('c')],
+      items: [textTab('new'), textTab('c')],
       focus: 'new',
     });
     const state = canvasReducer(opened, { type: 'restore', saved });

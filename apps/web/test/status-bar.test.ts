@@ -1,9 +1,10 @@
 // The status bar shows the server's warnings themselves (a tool server that cannot start), not
 // only a count behind a tooltip.
+
+import type { StatusDto } from '@ferry/contract';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { StatusDto } from '../src/api/types';
 import { StatusBar } from '../src/components/status-bar';
 
 const status = (warnings: string[]): StatusDto => ({

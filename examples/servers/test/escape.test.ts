@@ -1,34 +1,24 @@
 import { lstat, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normalizeToolResult } from '@ferry/contract';
-import {
-  connectStdio,
-  payloadOf,
-  type StdioConnection,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { payloadOf, type TempDir, tempDir } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // These tools misbehave on purpose; the assertions check that they do exactly what the host's
 // isolation tests rely on, and that the contract's lexical check already catches the plain cases.
 describe('escape server (isolation fixtures) over stdio', () => {
-  let root: TempDir;
+  const server = useExampleServer('escape');
   let outside: TempDir;
-  let server: StdioConnection;
 
   beforeAll(async () => {
-    root = await tempDir();
     outside = await tempDir('ferry-outside-');
-    server = await connectStdio('escape', root.path);
   });
   afterAll(async () => {
-    await server?.close();
-    await root?.cleanup();
     await outside?.cleanup();
   });
 
-  const workspaceOf = (user: string) => join(root.path, user);
+  const workspaceOf = (user: string) => join(server.root, user);
 
   it('declares username only on the tools that write', async () => {
     const { tools } = await server.client.listTools();
@@ -100,6 +90,6 @@ describe('escape server (isolation fixtures) over stdio', () => {
       arguments: { target: '/etc/passwd', username: 'carol', link_name: '../evil' },
     });
     expect(result.isError).toBe(true);
-    await expect(lstat(join(root.path, 'evil'))).rejects.toThrow();
+    await expect(lstat(join(server.root, 'evil'))).rejects.toThrow();
   });
 });

@@ -1,27 +1,12 @@
 import { createHash } from 'node:crypto';
 import { normalizeToolResult } from '@ferry/contract';
-import {
-  connectStdio,
-  payloadOf,
-  type StdioConnection,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { payloadOf } from '@ferry/test-helpers/example-servers';
+import { describe, expect, it } from 'vitest';
 import { measure } from '../src/inject.js';
 
 describe('inject server (file_data_base64 injection) over stdio', () => {
-  let root: TempDir;
-  let server: StdioConnection;
-
-  beforeAll(async () => {
-    root = await tempDir();
-    server = await connectStdio('inject', root.path);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await root?.cleanup();
-  });
+  const server = useExampleServer('inject');
 
   const call = (args: Record<string, unknown>) =>
     server.client.callTool({ name: 'analyze_document', arguments: args });

@@ -1,25 +1,10 @@
 import { normalizeToolResult } from '@ferry/contract';
-import {
-  connectStdio,
-  payloadOf,
-  type StdioConnection,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { payloadOf } from '@ferry/test-helpers/example-servers';
+import { describe, expect, it } from 'vitest';
 
 describe('legacy server (v2 base64 artifacts, v1 arrays) over stdio', () => {
-  let root: TempDir;
-  let server: StdioConnection;
-
-  beforeAll(async () => {
-    root = await tempDir();
-    server = await connectStdio('legacy', root.path);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await root?.cleanup();
-  });
+  const server = useExampleServer('legacy');
 
   it('declares no username: neither tool writes files', async () => {
     const { tools } = await server.client.listTools();

@@ -1,28 +1,13 @@
 import { normalizeToolResult } from '@ferry/contract';
-import {
-  connectStdio,
-  type StdioConnection,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { describe, expect, it } from 'vitest';
 import { GREETING, IMAGE_SIZE, LINK_URI, NOTES_URI, PIXEL_URI, TONE } from '../src/media.js';
 import { decodePng } from './png-reader.js';
 
 type Block = { type: string; [key: string]: unknown };
 
 describe('media server (MCP-native outputs) over stdio', () => {
-  let root: TempDir;
-  let server: StdioConnection;
-
-  beforeAll(async () => {
-    root = await tempDir();
-    server = await connectStdio('media', root.path);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await root?.cleanup();
-  });
+  const server = useExampleServer('media');
 
   const blocks = async (name: string) => {
     const result = await server.client.callTool({ name, arguments: {} });

@@ -1,33 +1,21 @@
 import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeDataUri, normalizeToolResult } from '@ferry/contract';
-import {
-  connectStdio,
-  payloadOf,
-  type StdioConnection,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { payloadOf } from '@ferry/test-helpers/example-servers';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 describe('merge server (filenames) over stdio', () => {
-  let root: TempDir;
-  let server: StdioConnection;
+  const server = useExampleServer('merge');
   let inputs: string;
 
   beforeAll(async () => {
-    root = await tempDir();
     // What the host materializes for file mode `path`: /tmp/{username}/input_files/<name>.
-    inputs = join(root.path, 'alice', 'input_files');
+    inputs = join(server.root, 'alice', 'input_files');
     await mkdir(inputs, { recursive: true });
     await writeFile(join(inputs, 'a.csv'), 'id,name\r\n1,Ann\r\n2,"Bo, Jr."\r\n');
     await writeFile(join(inputs, 'b.csv'), '\uFEFFid,name\n3,"multi\nline"\n\n4,Dee');
     await writeFile(join(inputs, 'c.csv'), 'id,title\n5,Eve\n');
-    server = await connectStdio('merge', root.path);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await root?.cleanup();
   });
 
   it('declares filenames as an array of strings and username', async () => {
@@ -56,7 +44,7 @@ describe('merge server (filenames) over stdio', () => {
         { name: 'd.csv', rows: 1 },
       ],
     });
-    const merged = join(root.path, 'alice', 'merged.csv');
+    const merged = join(server.root, 'alice', 'merged.csv');
     expect(payload.artifacts).toEqual([
       {
         name: 'merged.csv',
@@ -70,7 +58,7 @@ describe('merge server (filenames) over stdio', () => {
     expect(await readFile(merged, 'utf8')).toBe(
       'id,name\n1,Ann\n2,"Bo, Jr."\n3,"multi\nline"\n4,Dee\n6,Fay\n',
     );
-    const normalized = normalizeToolResult(result, { workspaceRoot: join(root.path, 'alice') });
+    const normalized = normalizeToolResult(result, { workspaceRoot: join(server.root, 'alice') });
     if (!normalized.ok) throw new Error(normalized.error);
     expect(normalized.outcome.rejected).toEqual([]);
     expect(normalized.outcome.display.primaryFile).toBe('merged.csv');
@@ -85,7 +73,7 @@ describe('merge server (filenames) over stdio', () => {
     const payload = payloadOf(result);
     expect(payload.meta_data).toMatchObject({ error_code: 'E_INVALID_INPUT' });
     expect((payload.results as { error: string }).error).toContain('c.csv has header ["id","title"]');
-    await expect(lstat(join(root.path, 'bob', 'merged.csv'))).rejects.toThrow();
+    await expect(lstat(join(server.root, 'bob', 'merged.csv'))).rejects.toThrow();
   });
 
   it('needs at least one file', async () => {

@@ -3,16 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { encodeDataUri, normalizeToolResult } from '@ferry/contract';
-import {
-  connectHttp,
-  connectStdio,
-  payloadOf,
-  startHttp,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
-import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { payloadOf } from '@ferry/test-helpers/example-servers';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CHART_COLORS, renderBarChart } from '../src/lib/bar-chart.js';
 import { CHART_SIZE } from '../src/report.js';
 import { decodePng } from './png-reader.js';
@@ -25,36 +18,18 @@ const SALES = [120, 80.5, -15, 0];
 type Artifact = { name: string; path: string; mime: string; size: number; [key: string]: unknown };
 
 describe.each(['stdio', 'http'] as const)('report server over %s', (transport) => {
-  let root: TempDir;
-  let client: Client;
-  let close: () => Promise<void>;
+  const server = useExampleServer('report', transport);
   let csvPath: string;
   let user = 0;
   const nextUser = () => `user${++user}`;
 
   beforeAll(async () => {
-    root = await tempDir();
-    csvPath = join(root.path, 'sales.csv');
+    csvPath = join(server.root, 'sales.csv');
     await writeFile(csvPath, CSV);
-    if (transport === 'stdio') {
-      ({ client, close } = await connectStdio('report', root.path));
-    } else {
-      const server = await startHttp('report', root.path);
-      const connection = await connectHttp(server.url);
-      client = connection.client;
-      close = async () => {
-        await connection.close();
-        await server.stop();
-      };
-    }
-  });
-  afterAll(async () => {
-    await close?.();
-    await root?.cleanup();
   });
 
   it('declares filename, username and an optional title', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await server.client.listTools();
     const tool = tools.find((t) => t.name === 'csv_report');
     expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(['filename', 'username', 'title']);
     expect(tool?.inputSchema.required).toEqual(['filename', 'username']);
@@ -62,8 +37,11 @@ describe.each(['stdio', 'http'] as const)('report server over %s', (transport) =
 
   it('writes report.html, chart.png and a deferred notes.md into the workspace', async () => {
     const username = nextUser();
-    const workspace = join(root.path, username);
-    const result = await client.callTool({ name: 'csv_report', arguments: { filename: csvPath, username } });
+    const workspace = join(server.root, username);
+    const result = await server.client.callTool({
+      name: 'csv_report',
+      arguments: { filename: csvPath, username },
+    });
     expect(result.isError).toBeFalsy();
     const payload = payloadOf(result);
     expect(payload.results).toEqual({
@@ -145,7 +123,7 @@ describe.each(['stdio', 'http'] as const)('report server over %s', (transport) =
   it('reads the CSV from a data URI (file mode data-uri) and uses its title', async () => {
     const username = nextUser();
     const filename = encodeDataUri({ mime: 'text/csv', name: 'inline.csv', data: CSV });
-    const result = await client.callTool({
+    const result = await server.client.callTool({
       name: 'csv_report',
       arguments: { filename, username, title: 'Inline' },
     });
@@ -170,7 +148,7 @@ describe.each(['stdio', 'http'] as const)('report server over %s', (transport) =
       const username = nextUser();
       const url = `http://127.0.0.1:${port}/api/files/42/content?token=secret`;
       const payload = payloadOf(
-        await client.callTool({ name: 'csv_report', arguments: { filename: url, username } }),
+        await server.client.callTool({ name: 'csv_report', arguments: { filename: url, username } }),
       );
       expect(payload.results).toMatchObject({ rows: 4 });
       expect(payload.meta_data).toMatchObject({ source: 'remote.csv' });
@@ -181,28 +159,28 @@ describe.each(['stdio', 'http'] as const)('report server over %s', (transport) =
   });
 
   it('answers a missing file with the E_FILE_NOT_FOUND envelope', async () => {
-    const result = await client.callTool({
+    const result = await server.client.callTool({
       name: 'csv_report',
-      arguments: { filename: join(root.path, 'missing.csv'), username: nextUser() },
+      arguments: { filename: join(server.root, 'missing.csv'), username: nextUser() },
     });
     expect(result.isError).toBe(true);
     expect(payloadOf(result).meta_data).toMatchObject({ is_error: true, error_code: 'E_FILE_NOT_FOUND' });
   });
 
   it('answers an empty CSV and a username that is not a path component with E_INVALID_INPUT', async () => {
-    const empty = join(root.path, 'empty.csv');
+    const empty = join(server.root, 'empty.csv');
     await writeFile(empty, '');
-    const noHeader = await client.callTool({
+    const noHeader = await server.client.callTool({
       name: 'csv_report',
       arguments: { filename: empty, username: nextUser() },
     });
     expect(payloadOf(noHeader).meta_data).toMatchObject({ error_code: 'E_INVALID_INPUT' });
-    const badUser = await client.callTool({
+    const badUser = await server.client.callTool({
       name: 'csv_report',
       arguments: { filename: csvPath, username: '../x' },
     });
     expect(badUser.isError).toBe(true);
     expect(payloadOf(badUser).meta_data).toMatchObject({ error_code: 'E_INVALID_INPUT' });
-    await expect(lstat(join(root.path, '..', 'x'))).rejects.toThrow();
+    await expect(lstat(join(server.root, '..', 'x'))).rejects.toThrow();
   });
 });

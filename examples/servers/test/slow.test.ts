@@ -1,17 +1,13 @@
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
 import {
   connectHttp,
   connectStdio,
-  type HttpServerProcess,
   isAlive,
   payloadOf,
-  type StdioConnection,
   startHttp,
-  type TempDir,
-  tempDir,
   waitUntil,
 } from '@ferry/test-helpers/example-servers';
-import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 type Progress = { progress: number; total?: number; message?: string };
 
@@ -19,35 +15,12 @@ type Progress = { progress: number; total?: number; message?: string };
 const SILENCE_MS = 1200;
 
 describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => {
-  let root: TempDir;
-  let client: Client;
-  let close: () => Promise<void>;
-  let stdio: StdioConnection | undefined;
-  let http: HttpServerProcess | undefined;
-
-  beforeAll(async () => {
-    root = await tempDir();
-    if (transport === 'stdio') {
-      stdio = await connectStdio('slow', root.path);
-      client = stdio.client;
-      close = stdio.close;
-    } else {
-      http = await startHttp('slow', root.path);
-      const connection = await connectHttp(http.url);
-      client = connection.client;
-      close = connection.close;
-    }
-  });
-  afterAll(async () => {
-    await close?.();
-    await http?.stop();
-    await root?.cleanup();
-  });
+  const server = useExampleServer('slow', transport);
 
   it('reports progress after each step, in order, then completes', async () => {
     const updates: Progress[] = [];
     const started = Date.now();
-    const result = await client.callTool(
+    const result = await server.client.callTool(
       { name: 'slow_task', arguments: { seconds: 0.6, steps: 4 } },
       { onprogress: (update) => updates.push(update) },
     );
@@ -63,14 +36,14 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
   });
 
   it('sends no progress when the client asked for none', async () => {
-    const result = await client.callTool({ name: 'slow_task', arguments: { seconds: 0, steps: 2 } });
+    const result = await server.client.callTool({ name: 'slow_task', arguments: { seconds: 0, steps: 2 } });
     expect(payloadOf(result).results).toMatchObject({ status: 'completed' });
   });
 
   it('lets the client cancel a call and keeps serving', async () => {
     const abort = new AbortController();
     const updates: Progress[] = [];
-    const call = client.callTool(
+    const call = server.client.callTool(
       { name: 'slow_task', arguments: { seconds: 10, steps: 100 } },
       {
         signal: abort.signal,
@@ -83,7 +56,7 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
     await expect(call).rejects.toThrow();
     expect(updates.length).toBeGreaterThanOrEqual(2);
     expect(updates.length).toBeLessThan(10);
-    const after = await client.callTool({ name: 'slow_task', arguments: { seconds: 0, steps: 1 } });
+    const after = await server.client.callTool({ name: 'slow_task', arguments: { seconds: 0, steps: 1 } });
     expect(payloadOf(after).results).toMatchObject({ status: 'completed' });
   });
 
@@ -91,7 +64,7 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
     const updates: Progress[] = [];
     const started = Date.now();
     await expect(
-      client.callTool(
+      server.client.callTool(
         { name: 'hang', arguments: {} },
         { timeout: SILENCE_MS, onprogress: (update) => updates.push(update) },
       ),
@@ -102,7 +75,7 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
 
   it('hang with seconds answers late, still without progress', async () => {
     const updates: Progress[] = [];
-    const result = await client.callTool(
+    const result = await server.client.callTool(
       { name: 'hang', arguments: { seconds: 0.3 } },
       { onprogress: (update) => updates.push(update) },
     );
@@ -112,7 +85,7 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
 
   if (transport === 'stdio') {
     it('a hanging server process ends when the host closes the transport', async () => {
-      const own = await connectStdio('slow', root.path);
+      const own = await connectStdio('slow', server.root);
       const pid = own.transport.pid as number;
       expect(isAlive(pid)).toBe(true);
       const call = own.client.callTool({ name: 'hang', arguments: {} }, { timeout: 60_000 });
@@ -123,7 +96,7 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
     });
 
     it('crash exits the process in the middle of the call', async () => {
-      const own = await connectStdio('slow', root.path);
+      const own = await connectStdio('slow', server.root);
       const pid = own.transport.pid as number;
       await expect(
         own.client.callTool({ name: 'crash', arguments: {} }, { timeout: 10_000 }),
@@ -134,7 +107,7 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
     });
   } else {
     it('crash exits the process with status 1 in the middle of the call', async () => {
-      const own = await startHttp('slow', root.path);
+      const own = await startHttp('slow', server.root);
       const connection = await connectHttp(own.url);
       await expect(
         connection.client.callTool({ name: 'crash', arguments: {} }, { timeout: 10_000 }),

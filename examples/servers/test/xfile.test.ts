@@ -1,14 +1,7 @@
 import { encodeDataUri, findFileInputs, MCP_FILE_KEYWORD } from '@ferry/contract';
-import {
-  connectHttp,
-  connectStdio,
-  payloadOf,
-  startHttp,
-  type TempDir,
-  tempDir,
-} from '@ferry/test-helpers/example-servers';
-import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useExampleServer } from '@ferry/test-helpers/example-server-suite';
+import { payloadOf } from '@ferry/test-helpers/example-servers';
+import { describe, expect, it } from 'vitest';
 import { gradientPng } from '../src/media.js';
 import { IMAGE_INPUT } from '../src/xfile.js';
 
@@ -20,33 +13,13 @@ const JPEG_HEADER = Buffer.from([
 ]);
 
 describe.each(['stdio', 'http'] as const)('xfile server (SEP-2356 x-mcp-file) over %s', (transport) => {
-  let root: TempDir;
-  let client: Client;
-  let close: () => Promise<void>;
+  const server = useExampleServer('xfile', transport);
 
-  beforeAll(async () => {
-    root = await tempDir();
-    if (transport === 'stdio') {
-      ({ client, close } = await connectStdio('xfile', root.path));
-    } else {
-      const server = await startHttp('xfile', root.path);
-      const connection = await connectHttp(server.url);
-      client = connection.client;
-      close = async () => {
-        await connection.close();
-        await server.stop();
-      };
-    }
-  });
-  afterAll(async () => {
-    await close?.();
-    await root?.cleanup();
-  });
-
-  const describeImage = (image: string) => client.callTool({ name: 'describe_image', arguments: { image } });
+  const describeImage = (image: string) =>
+    server.client.callTool({ name: 'describe_image', arguments: { image } });
 
   it('publishes the x-mcp-file keyword on a uri-format string in tools/list', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await server.client.listTools();
     const schema = tools.find((tool) => tool.name === 'describe_image')?.inputSchema;
     expect(schema?.properties?.image).toEqual({
       type: 'string',

@@ -1,17 +1,18 @@
 // A last, defensive pass over everything a tool gives back before the model reads it. The host's
 // answer is already redacted (packages/host/src/pipeline/redact-for-model.ts); this catches what
-// a tool might still echo: data URIs, long base64 runs, signed links (`token=`), links to Ferry's
+// a tool might still echo: data URIs, base64 payloads, signed links (`token=`), links to Ferry's
 // file API, host directories and the user's /tmp/{username} workspace paths, and known secrets.
 //
 // Tool output is hostile input and may be tens of MiB: every step runs in linear time and none
-// recurses per character (test/scrub-large.test.ts). Data URIs and base64 runs are found by
-// @ferry/contract's scans, shared with the host. URLs, bearer tokens and paths are found by
-// expressions that match a bounded literal (or end in one greedy class nothing follows, so it never
-// gives anything back); where each ends and what it holds is then checked in code, once per
-// character. Regular expressions that did it all in one (`\bhttps?:\/\/[^\s"'<>]*[?&]token=…`)
-// retried from every `http://` to the end of the text: quadratic on `http://http://…`; and
-// `[A-Za-z0-9+/]{200,}` or `[…]{8,}` overflow V8's stack on a 10 MiB run.
-import { redactDataUri, replaceBase64Runs, replaceDataUris } from '@ferry/contract';
+// recurses per character (test/scrub-large.test.ts). Data URIs and base64 payloads are found by
+// @ferry/contract's scans, and which runs are payloads (by content) is its rule, the host's too.
+// URLs, bearer tokens and paths are found by expressions that match a bounded literal (or end in
+// one greedy class nothing follows, so it never gives anything back); where each ends and what it
+// holds is then checked in code, once per character. Regular expressions that did it all in one
+// (`\bhttps?:\/\/[^\s"'<>]*[?&]token=…`) retried from every `http://` to the end of the text:
+// quadratic on `http://http://…`; and `[A-Za-z0-9+/]{200,}` or `[…]{8,}` overflow V8's stack on a
+// 10 MiB run.
+import { redactDataUri, replaceDataUris, summarizeBase64Runs } from '@ferry/contract';
 
 export interface ScrubOptions {
   /** Host directories (data dir, workspaces root): a path under one becomes its last segment. */
@@ -22,7 +23,6 @@ export interface ScrubOptions {
   secrets?: readonly string[];
 }
 
-const MIN_BASE64_RUN = 200;
 /** In a URL after its scheme: what makes it a signed link. */
 const SIGNED_PARAM = /[?&](?:token|signature|sig|x-amz-signature)=/i;
 /** In a URL after its scheme: what makes it a link to Ferry's file API. */
@@ -31,7 +31,11 @@ const FILE_API_PATH = /\/api\/files\//i;
 const TOKEN_PARAM = /([?&](?:token|signature|sig)=)[^&#\s"'<>]+/gi;
 const MIN_BEARER_TOKEN = 8;
 
-export function scrubText(text: string, options: ScrubOptions = {}): string {
+/**
+ * `text` for the model. `label`: the name `text` is the value of (its JSON key), which can make a
+ * base64 run a reference the model hands on (an upload id, a page token).
+ */
+export function scrubText(text: string, options: ScrubOptions = {}, label?: string): string {
   let out = text;
   for (const secret of options.secrets ?? []) {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]');
@@ -40,10 +44,7 @@ export function scrubText(text: string, options: ScrubOptions = {}): string {
   out = omitLinks(out);
   out = out.replace(TOKEN_PARAM, '$1[redacted]');
   out = redactBearerTokens(out);
-  out = replaceBase64Runs(out, {
-    minLength: MIN_BASE64_RUN,
-    replace: (run) => `[base64, ${run.length} characters omitted]`,
-  });
+  out = summarizeBase64Runs(out, label);
   const dirs = [...(options.hostPaths ?? [])]
     .filter((dir) => dir.length > 1)
     .sort((a, b) => b.length - a.length);
@@ -52,15 +53,15 @@ export function scrubText(text: string, options: ScrubOptions = {}): string {
   return out;
 }
 
-/** A deep copy with every string scrubbed. */
-export function scrubValue(value: unknown, options: ScrubOptions, depth = 0): unknown {
-  if (typeof value === 'string') return scrubText(value, options);
+/** A deep copy with every string scrubbed; a string's key (an array's, for its items) labels it. */
+export function scrubValue(value: unknown, options: ScrubOptions, depth = 0, label?: string): unknown {
+  if (typeof value === 'string') return scrubText(value, options, label);
   if (depth > 64 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => scrubValue(item, options, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, options, depth + 1, label));
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
       scrubText(key, options),
-      scrubValue(item, options, depth + 1),
+      scrubValue(item, options, depth + 1, key),
     ]),
   );
 }

@@ -28,6 +28,20 @@ describe('scrubText on large and hostile text', () => {
   );
 
   it(
+    'judges the 260,000 runs of 10 MiB one by one: payloads summarized, named ids and words kept',
+    () => {
+      const payload = randomBytes(36).toString('base64');
+      const words = 'QuarterlyReportForTheNorthRegionDraftVersion2024';
+      const unit = `${payload} "UploadId": "${payload}" ${words}\n`;
+      const count = Math.floor((10 * MIB) / unit.length);
+      expect(scrubText(unit.repeat(count))).toBe(
+        `[base64, 48 characters omitted] "UploadId": "${payload}" ${words}\n`.repeat(count),
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
     'summarizes a 10 MiB data URI as the host does',
     () => {
       const payload = randomBytes((10 * MIB * 3) / 4).toString('base64');

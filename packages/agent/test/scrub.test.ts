@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { summarizeBase64Runs } from '@ferry/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scrubText, scrubValue } from '../src/scrub.js';
@@ -36,6 +38,33 @@ describe('the defensive scrub of tool results', () => {
         'plain https://example.com/page and /usr/bin/env and ACGTACGT',
       ].join('\n'),
     );
+  });
+
+  it('summarizes short base64 payloads in structured results and keeps ids, hashes, JWTs and named references', () => {
+    const key = createHash('sha512').update('key').digest();
+    const payload = key.subarray(0, 48).toString('base64url');
+    const jwt =
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+    const kept = {
+      id: 'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+      commit: '9fceb02d0ae598e95dc970b74767f19372d61af8',
+      digest: key.toString('hex'),
+      id_token: jwt,
+      nextPageToken: payload,
+      pages: { next_cursor: [payload] },
+      path: '/Users/Alice/Documents/QuarterlyReport2024/FinalSummaryForBoard',
+    };
+    expect(payload).toHaveLength(64);
+    expect(
+      scrubValue(
+        { ...kept, thumb: payload, parts: [`gz H4sIAAAAAAAAA8tIzcnJBwCGphA2BQAAAA== ${payload}`] },
+        {},
+      ),
+    ).toEqual({
+      ...kept,
+      thumb: '[base64, 64 characters omitted]',
+      parts: ['gz [base64, 36 characters omitted] [base64, 64 characters omitted]'],
+    });
   });
 
   it('walks objects and arrays, keys included', () => {
@@ -148,11 +177,15 @@ const PIECES = [
   'sk-live-1',
   'Ab1'.repeat(70),
   'ACGT'.repeat(60),
+  createHash('sha512').update('piece').digest('base64'),
+  createHash('sha512').update('piece').digest('base64url'),
 ];
 
 /**
  * The scrub as it was before it became linear (without its data URI step), kept here only as an
- * oracle: on short text its regular expressions finish, and the scans must agree with them.
+ * oracle: on short text its regular expressions finish, and the scans must agree with them. Which
+ * base64 runs are payloads is @ferry/contract's rule (tested there with its corpus); the oracle
+ * applies that rule where its `[A-Za-z0-9+/]{200,}` expression stood.
  */
 function previousScrubText(
   text: string,
@@ -173,12 +206,8 @@ function previousScrubText(
     )
     .replace(/\bhttps?:\/\/[^\s"'<>]*\/api\/files\/[^\s"'<>]*/gi, '[link omitted]')
     .replace(/([?&](?:token|signature|sig)=)[^&#\s"'<>]+/gi, '$1[redacted]')
-    .replace(/\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/g, 'Bearer [redacted]')
-    .replace(/[A-Za-z0-9+/]{200,}={0,2}/g, (run) =>
-      /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run)
-        ? `[base64, ${run.length} characters omitted]`
-        : run,
-    );
+    .replace(/\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/g, 'Bearer [redacted]');
+  out = summarizeBase64Runs(out);
   const dirs = options.hostPaths.filter((dir) => dir.length > 1).sort((a, b) => b.length - a.length);
   for (const dir of dirs) {
     out = out.replace(new RegExp(`${escapeRegExp(dir.replace(/\/+$/, ''))}(?:/[^\\s"'<>]*)?`, 'g'), last);

@@ -17,9 +17,9 @@ export {
   OCTET_STREAM,
   viewerForFile,
 } from './codecs/mime.js';
-export { replaceBase64Runs, replaceDataUris } from './codecs/scan-encoded.js';
+export { replaceDataUris, summarizeBase64Runs } from './codecs/scan-encoded.js';
 export { collapsePosixPath } from './normalize/collect-files.js';
-export { normalizeFilename } from './normalize/filename.js';
+export { normalizeFilename, usableFilename } from './normalize/filename.js';
 export { normalizeToolResult } from './normalize/normalize-tool-result.js';
 export {
   DEFAULT_MAX_RESULT_BYTES,
@@ -34,7 +34,7 @@ export {
   describeIssues,
   ToolOutputV21Schema,
 } from './normalize/schemas.js';
-export type { DisplayHints, FileOutput, ToolOutcome } from './normalize/tool-outcome.js';
+export type { FileOutput, ToolOutcome } from './normalize/tool-outcome.js';
 export { isValidUsername } from './normalize/username.js';
 export { fieldLabel } from './protocol/field-label.js';
 export { FILE_CONTEXT_FOOTER, type FileContextEntry, formatFileContext } from './protocol/file-context.js';
@@ -56,6 +56,9 @@ export {
   type SandboxMode,
   WORKSPACE_ROOT_ENV,
 } from './protocol/workspace-protocol.js';
+// The HTTP API's wire shapes: each defined once, as a zod schema, in wire/. The routes validate
+// and document with the schemas; the web app imports only the types (`import type`), so no zod
+// reaches its bundle; the CLI reads answers as these types.
 export type { AgentEvent, TurnStatus } from './wire/agent-events.js';
 export type {
   AgentMessage,
@@ -66,6 +69,7 @@ export type {
 } from './wire/agent-messages.js';
 export type {
   CallAnswer,
+  DisplayHints,
   HostOutputOrigin,
   HostRejectedOutput,
   ModelAnswer,
@@ -74,16 +78,38 @@ export type {
   UiFile,
   UnstoredOutput,
 } from './wire/call-answer.js';
+export { CALL_EVENT_TYPES, TERMINAL_EVENTS } from './wire/call-event-types.js';
+export type { CallEvent, CallEventBody, StoredFileSummary } from './wire/call-events.js';
 export {
-  CALL_EVENT_TYPES,
-  type CallEvent,
-  type CallEventBody,
-  type StoredFileSummary,
-  TERMINAL_EVENTS,
-} from './wire/call-events.js';
+  type CallDetail,
+  CallDetailSchema,
+  type CallHandle,
+  CallHandleSchema,
+  CallListQuerySchema,
+  CallPageSchema,
+  type CallStatus,
+  type CallSummary,
+  type ElicitationAnswer,
+  ElicitationAnsweredSchema,
+  ElicitationAnswerSchema,
+  StartCallBodySchema,
+  type StartCallRequest,
+} from './wire/calls-api.js';
+export {
+  CancelTurnAnswerSchema,
+  ConversationDetailSchema,
+  type ConversationDto,
+  ConversationDtoSchema,
+  ConversationPageSchema,
+  CreateConversationBodySchema,
+  ListConversationsQuerySchema,
+  RenameConversationBodySchema,
+  SendMessageBodySchema,
+} from './wire/chat-api.js';
+export { EventIdSchema, EventStreamQuerySchema, IdSchema } from './wire/common.js';
+export { type ErrorEnvelope, ErrorEnvelopeSchema } from './wire/error-envelope.js';
 export {
   ERROR_CODES,
-  type ErrorEnvelope,
   errorEnvelope,
   FerryError,
   type FerryErrorCode,
@@ -94,6 +120,44 @@ export {
   isFerryErrorCode,
   timeoutError,
 } from './wire/errors.js';
-export type { FerryStatus, SandboxStatus } from './wire/ferry-status.js';
-export type { FileDto, FileInfo, FileSource } from './wire/file-dto.js';
+export {
+  type FerryStatus,
+  type SandboxStatus,
+  type StatusDto,
+  StatusDtoSchema,
+} from './wire/ferry-status.js';
+export { type FileDto, FileDtoSchema, type FileInfo, type FileSource } from './wire/file-dto.js';
+export {
+  type DeletedFiles,
+  DeletedFilesSchema,
+  DeleteFileQuerySchema,
+  FileContentQuerySchema,
+  FileListQuerySchema,
+  type FilePage,
+  FilePageSchema,
+  FileVersionsQuerySchema,
+  RenameFileBodySchema,
+  type UploadedFiles,
+  UploadedFilesSchema,
+  UploadQuerySchema,
+} from './wire/files-api.js';
+export {
+  INJECTED_MARK,
+  type InjectedParam,
+  type ServerDto,
+  type ServerList,
+  ServerListSchema,
+  type ToolDto,
+  type ToolFileInput,
+  type ToolList,
+  ToolListSchema,
+} from './wire/servers-api.js';
+export {
+  DeletedUserSchema,
+  type MeDto,
+  MeDtoSchema,
+  type Session,
+  SessionEndedSchema,
+  SessionSchema,
+} from './wire/session-api.js';
 export type { UserEvent, UserEventBody } from './wire/user-events.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_EVENT_TYPES, TERMINAL_EVENTS } from '../src/wire/call-events.js';
+import { CALL_EVENT_TYPES, TERMINAL_EVENTS } from '../src/wire/call-event-types.js';
 
 describe('call event types', () => {
   it('lists every type once (call-events.test-d.ts: and every type of the union)', () => {

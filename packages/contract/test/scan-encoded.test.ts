@@ -2,8 +2,11 @@
 // inputs are tool output: large and hostile, so they must stay linear and never recurse.
 // Timing: no test measures time; inputs are sized so that a quadratic scan would run for minutes,
 // and the generous timeout only catches that once the scan returns (it cannot be interrupted).
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { replaceBase64Runs, replaceDataUris } from '../src/index.js';
+import { replaceBase64Runs } from '../src/codecs/scan-encoded.js';
+import { replaceDataUris, summarizeBase64Runs } from '../src/index.js';
+import { seededBytes } from './encoded-payload-corpus.js';
 
 const MIB = 1024 * 1024;
 const TIMEOUT = 20_000;
@@ -69,41 +72,74 @@ describe('replaceDataUris', () => {
 });
 
 describe('replaceBase64Runs', () => {
-  const encoded = 'Ab1+/'.repeat(40);
+  // What the runs are judged by is in encoded-payload.test.ts; here, how the scan cuts them.
+  const random = (seed: string, bytes: number) => seededBytes(seed, bytes).toString('base64');
+  const payload = random('payload', 60);
 
-  it('replaces maximal runs of at least minLength that mix cases and digits, with up to two =', () => {
-    const options = { minLength: 200, replace: mark };
-    expect(replaceBase64Runs(`a ${encoded}=== b`, options)).toBe('a <202>= b');
-    expect(replaceBase64Runs(`-${encoded.slice(1)}-`, options)).toBe(`-${encoded.slice(1)}-`);
-    expect(replaceBase64Runs(`${encoded}x${encoded}`, options)).toBe('<401>');
-    expect(replaceBase64Runs(`${encoded}-${encoded}`, options)).toBe('<200>-<200>');
+  it('replaces maximal runs of either alphabet, with up to two = after them', () => {
+    expect(payload).toHaveLength(80);
+    expect(replaceBase64Runs(`a ${payload}=== b`, mark)).toBe('a <82>= b');
+    const url = payload.replaceAll('+', '-').replaceAll('/', '_');
+    expect(replaceBase64Runs(`(${url})`, mark)).toBe('(<80>)');
+    expect(replaceBase64Runs(`${payload}-${payload}`, mark)).toBe('<161>');
+    expect(replaceBase64Runs(`${payload}.${payload} ${payload}`, mark)).toBe('<80>.<80> <80>');
   });
 
-  it('keeps long runs of one kind: words, DNA, hex digests', () => {
-    const options = { minLength: 10, replace: mark };
-    for (const text of [
-      'ACGT'.repeat(100),
-      'abcdef0123'.repeat(50),
-      'ABCDEF0123'.repeat(50),
-      'aB'.repeat(300),
-    ]) {
-      expect(replaceBase64Runs(text, options)).toBe(text);
-    }
+  it('summarizes with the length of what it replaced', () => {
+    expect(summarizeBase64Runs(`x ${payload}== y`)).toBe('x [base64, 82 characters omitted] y');
   });
 
-  it('counts minLength without the trailing =', () => {
-    const run = 'aB3'.repeat(3);
-    expect(replaceBase64Runs(`${run}==`, { minLength: 10, replace: mark })).toBe(`${run}==`);
-    expect(replaceBase64Runs(`${run}==`, { minLength: 9, replace: mark })).toBe('<11>');
+  it('keeps URL parts and named references under 200 characters, not over', () => {
+    expect(replaceBase64Runs(`https://a.example/?state=${payload}&x=1 ${payload}`, mark)).toBe(
+      `https://a.example/?state=${payload}&x=1 <80>`,
+    );
+    expect(replaceBase64Runs(`"next_token": "${payload}" "thumb": "${payload}"`, mark)).toBe(
+      `"next_token": "${payload}" "thumb": "<80>"`,
+    );
+    expect(replaceBase64Runs(payload, mark, 'UploadId')).toBe(payload);
+    expect(replaceBase64Runs(payload, mark, 'paid')).toBe('<80>');
+    const long = random('long', 160);
+    expect(replaceBase64Runs(`https://a.example/?data=${long}`, mark)).toBe('https://a.example/?data=<216>');
+    expect(replaceBase64Runs(long, mark, 'SessionToken')).toBe('<216>');
+  });
+
+  it('keeps the parts of a JWT together, and nothing else joined by dots', () => {
+    const header = Buffer.from('{"alg":"RS256"}').toString('base64url');
+    const token = `${header}.${payload}.${payload}`;
+    expect(replaceBase64Runs(`id ${token} end`, mark)).toBe(`id ${token} end`);
+    expect(replaceBase64Runs(`${payload}.${header}.${payload}`, mark)).toBe(`<80>.${header}.${payload}`);
+    expect(replaceBase64Runs(`${header} ${payload}`, mark)).toBe(`${header} <80>`);
   });
 
   it(
     'replaces a 10 MiB run (a regular expression overflows its stack on it)',
     () => {
-      const run = 'Ab1/'.repeat((10 * MIB) / 4);
-      expect(replaceBase64Runs(`x ${run}== y`, { minLength: 512, replace: mark })).toBe(
-        `x <${10 * MIB + 2}> y`,
-      );
+      const run = randomBytes((10 * MIB * 3) / 4).toString('base64');
+      expect(replaceBase64Runs(`x ${run}== y`, mark)).toBe(`x <${10 * MIB + 2}> y`);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'keeps 10 MiB of words, a 10 MiB lower-case run and 2 million JWT-like dotted parts in linear time',
+    () => {
+      const words = 'GetUserProfileImage/'.repeat((10 * MIB) / 20);
+      expect(replaceBase64Runs(words, mark)).toBe(words);
+      const lower = 'ab1-'.repeat((10 * MIB) / 4);
+      expect(replaceBase64Runs(lower, mark)).toBe(lower);
+      const dotted = `eyJ${'.eyJhbGc'.repeat(2_000_000)}`;
+      expect(replaceBase64Runs(dotted, mark)).toBe(dotted);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'takes linear time on a million named runs and a million URLs',
+    () => {
+      const named = `"UploadId": "${payload}" `.repeat(100_000);
+      expect(replaceBase64Runs(named, mark)).toBe(named);
+      const urls = 'http://'.repeat(1_000_000);
+      expect(replaceBase64Runs(urls, mark)).toBe(urls);
     },
     TIMEOUT,
   );

@@ -2,15 +2,16 @@
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { processesWith } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher } from '../src/bubblewrap-launcher.js';
 import type { SandboxServer } from '../src/launch-spec.js';
 import {
   groupMembers,
   hostTempDir,
-  processesWith,
   requireSandbox,
   run,
+  shServer,
   start,
   waitForGroupGone,
   waitForNone,
@@ -31,15 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const sh = (script: string, extra: Partial<SandboxServer> = {}): SandboxServer => ({
-  name: 'sh',
-  command: '/bin/sh',
-  args: ['-c', script],
-  env: {},
-  sandbox: 'auto',
-  network: false,
-  ...extra,
-});
+const sh = (script: string, extra: Partial<SandboxServer> = {}) =>
+  shServer(script, { sandbox: 'auto', ...extra });
 
 describe('createBubblewrapLauncher', () => {
   it('runs the server as the unprivileged sandbox user in a read-only private /tmp: its workspace read-write, input_files read-only', async () => {

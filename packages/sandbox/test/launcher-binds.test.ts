@@ -4,8 +4,7 @@ import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher } from '../src/bubblewrap-launcher.js';
-import type { SandboxServer } from '../src/launch-spec.js';
-import { hostTempDir, requireSandbox, run } from './support/run-launch.js';
+import { hostTempDir, requireSandbox, run, shServer } from './support/run-launch.js';
 
 let dir: string;
 let models: string;
@@ -23,14 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const sh = (script: string, name = 'sh'): SandboxServer => ({
-  name,
-  command: '/bin/sh',
-  args: ['-c', script],
-  env: {},
-  sandbox: 'required',
-  network: false,
-});
+const sh = (script: string, name = 'sh') => shServer(script, { name });
 
 describe('sandbox.binds', () => {
   it('a read-only bind and a writable one, at their own paths; without them neither exists', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher, type SandboxWarning } from '../src/bubblewrap-launcher.js';
 import type { SandboxServer } from '../src/launch-spec.js';
 import { BWRAP_FAILURE, fakeBwrap } from './support/fake-bwrap.js';
-import { hostTempDir, requireSandbox, run } from './support/run-launch.js';
+import { hostTempDir, requireSandbox, run, shServer } from './support/run-launch.js';
 
 let dir: string;
 let root: string;
@@ -20,15 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const server = (sandbox: SandboxMode, extra: Partial<SandboxServer> = {}): SandboxServer => ({
-  name: 'echo',
-  command: '/bin/sh',
-  args: ['-c', 'echo "root=$FERRY_WORKSPACE_ROOT home=$HOME"'],
-  env: {},
-  sandbox,
-  network: false,
-  ...extra,
-});
+const server = (sandbox: SandboxMode, extra: Partial<SandboxServer> = {}) =>
+  shServer('echo "root=$FERRY_WORKSPACE_ROOT home=$HOME"', { name: 'echo', sandbox, ...extra });
 
 function expectFerryError(error: unknown, code: string): FerryError {
   expect(error).toBeInstanceOf(FerryError);

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { FerryError } from '@ferry/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher } from '../src/bubblewrap-launcher.js';
-import type { SandboxServer } from '../src/launch-spec.js';
-import { hostListener, hostTempDir, requireSandbox, run } from './support/run-launch.js';
+import { hostListener, hostTempDir, requireSandbox, run, shServer as sh } from './support/run-launch.js';
 
 let dir: string;
 let root: string;
@@ -23,16 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   listener?.close();
   await rm(dir, { recursive: true, force: true });
-});
-
-const sh = (script: string, extra: Partial<SandboxServer> = {}): SandboxServer => ({
-  name: 'sh',
-  command: '/bin/sh',
-  args: ['-c', script],
-  env: {},
-  sandbox: 'required',
-  network: false,
-  ...extra,
 });
 
 describe('the workspace quota', () => {

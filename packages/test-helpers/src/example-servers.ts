@@ -133,6 +133,40 @@ export async function connectHttp(url: URL): Promise<{ client: Client; close(): 
   return { client, close: () => client.close() };
 }
 
+export type ExampleTransport = 'stdio' | 'http';
+
+export interface ExampleConnection {
+  client: Client;
+  /** Closes the client and, over HTTP, stops the server process. */
+  close(): Promise<void>;
+}
+
+/** A client of `name` over `transport`; over HTTP the server process is started first (`startHttp`). */
+export async function connectExample(
+  name: ServerName,
+  transport: ExampleTransport,
+  workspaceRoot: string,
+): Promise<ExampleConnection> {
+  if (transport === 'stdio') {
+    const { client, close } = await connectStdio(name, workspaceRoot);
+    return { client, close };
+  }
+  const server = await startHttp(name, workspaceRoot);
+  try {
+    const { client, close } = await connectHttp(server.url);
+    return {
+      client,
+      close: async () => {
+        await close();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
 /** Whether a process with this pid still exists. */
 export function isAlive(pid: number): boolean {
   try {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -30,4 +30,35 @@ export async function waitUntilGone(pid: number, timeoutMs = 5000): Promise<void
     if (Date.now() > deadline) throw new Error(`process ${pid} is still running after ${timeoutMs} ms`);
     await delay(10);
   }
+}
+
+/**
+ * Live (not zombie) processes other than this one that `match` picks, given the fields of their
+ * /proc stat after the command name (`[state, ppid, pgrp, …]`) and their command line (NUL
+ * separated, read only when asked for).
+ */
+export function liveProcesses(match: (stat: string[], cmdline: () => string) => boolean): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const stat = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (stat[0] === 'Z') continue;
+      if (match(stat, () => readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/**
+ * Live processes whose command line contains `marker`, or (`argv0`) whose first argument starts
+ * with it: what `exec -a <name>` sets.
+ */
+export function processesWith(marker: string, match: 'anywhere' | 'argv0' = 'anywhere'): number[] {
+  return liveProcesses((_stat, cmdline) =>
+    match === 'argv0' ? cmdline().startsWith(marker) : cmdline().includes(marker),
+  );
 }

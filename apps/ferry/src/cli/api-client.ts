@@ -7,7 +7,13 @@ import { request as httpsRequest } from 'node:https';
 import { basename } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { formatBytes } from '@ferry/contract';
+import {
+  type ErrorEnvelope,
+  type FileDto,
+  formatBytes,
+  type MeDto,
+  type UploadedFiles,
+} from '@ferry/contract';
 import { type ApiErrorInfo, CliError, EXIT } from './exit-codes.js';
 
 export interface ApiClientOptions {
@@ -27,21 +33,10 @@ export type Progress = (done: number, total: number | undefined) => void;
 export interface ApiClient {
   readonly url: string;
   json<T>(method: string, path: string, body?: unknown): Promise<T>;
-  upload(
-    file: string,
-    options?: { name?: string; onProgress?: Progress; query?: string },
-  ): Promise<UploadedFile>;
+  upload(file: string, options?: { name?: string; onProgress?: Progress; query?: string }): Promise<FileDto>;
   download(path: string, to: string | NodeJS.WritableStream, onProgress?: Progress): Promise<number>;
   /** The raw response of a GET (for the SSE stream). */
   open(path: string, headers?: Record<string, string>): Promise<IncomingMessage>;
-}
-
-export interface UploadedFile {
-  id: string;
-  name: string;
-  size: number;
-  mime: string;
-  version: number;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -94,10 +89,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let message = `HTTP ${status}`;
     const info: ApiErrorInfo = { status };
     try {
-      const envelope = JSON.parse(text) as {
-        results?: { error?: string };
-        meta_data?: { error_code?: string; details?: Record<string, unknown> };
-      };
+      const envelope = JSON.parse(text) as Partial<ErrorEnvelope>;
       if (envelope.results?.error)
         message = `${envelope.results.error} (${envelope.meta_data?.error_code ?? message})`;
       if (envelope.meta_data?.error_code) info.code = envelope.meta_data.error_code;
@@ -136,7 +128,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       // Ferry refuses a body over its limit before reading it and closes the connection; a client
       // still sending may then see the reset before the answer. Checked here first, so such a file
       // is refused the same way every time (and a 10 GB file is not read for nothing).
-      limit ??= json<{ limits: { maxFileSizeBytes: number } }>('GET', '/api/me').then(
+      limit ??= json<MeDto>('GET', '/api/me').then(
         (me) => me.limits.maxFileSizeBytes,
         () => undefined,
       );
@@ -165,8 +157,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body,
       );
       if ((response.statusCode ?? 0) >= 400) return failed(response);
-      const result = JSON.parse(await readText(response)) as { files: UploadedFile[] };
-      return result.files[0] as UploadedFile;
+      const result = JSON.parse(await readText(response)) as UploadedFiles;
+      return result.files[0] as FileDto;
     },
     async download(path, to, onProgress) {
       const response = await send('GET', path, {});

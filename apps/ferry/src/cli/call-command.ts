@@ -5,9 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { formatBytes } from '@ferry/contract';
+import {
+  type CallDetail,
+  type CallHandle,
+  type FileDto,
+  formatBytes,
+  type StartCallRequest,
+  type StoredFileSummary,
+} from '@ferry/contract';
 import type { Command } from 'commander';
-import type { ApiClient, UploadedFile } from './api-client.js';
+import type { ApiClient } from './api-client.js';
 import { type CliIo, type CommandContext, contextOf } from './context.js';
 import type { ElicitationQuestion } from './elicitation-form.js';
 import { createFileResolver, createQuestions } from './elicitation-session.js';
@@ -24,19 +31,6 @@ interface CallOptions {
   out?: string;
   /** false with --no-input: the tool's questions are declined without asking. */
   input: boolean;
-}
-
-interface CallDetail {
-  status: string;
-  response: {
-    status: string;
-    forModel: {
-      results: unknown;
-      isError: boolean;
-      error?: { code: string; message: string; suggestion?: string };
-    };
-    forUi: { files: { id: string; name: string; size: number; mime: string }[]; warnings: string[] };
-  } | null;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -111,12 +105,12 @@ async function runCall(
     assignFile(tool, target, file, args, fileInputs);
   }
 
-  const { callId } = await client.json<{ callId: string }>('POST', '/api/calls', {
+  const { callId } = await client.json<CallHandle>('POST', '/api/calls', {
     server,
     tool: toolName,
     arguments: args,
     ...(Object.keys(fileInputs).length > 0 ? { fileInputs } : {}),
-  });
+  } satisfies StartCallRequest);
   const interrupted = new AbortController();
   const stopListening = onInterrupt(() => {
     ctx.note('\ncancelling…');
@@ -164,7 +158,7 @@ async function runCall(
           );
         } else if (event === 'notice') bar.stop(`notice: ${String(body.message)}`);
         else if (event === 'file_stored') {
-          const file = body.file as { name: string; size: number };
+          const file = body.file as StoredFileSummary;
           bar.stop(`stored ${file.name} (${formatBytes(file.size)})`);
         } else if (event === 'failed') bar.stop(`failed: ${String(body.message)} (${String(body.code)})`);
         else if (event === 'cancelled') bar.stop(`cancelled: ${String(body.reason)}`);
@@ -180,7 +174,7 @@ async function runCall(
 
   const detail = await client.json<CallDetail>('GET', `/api/calls/${callId}`);
   const response = detail.response;
-  if (ctx.options.json) ctx.printJson({ callId, ...detail });
+  if (ctx.options.json) ctx.printJson(detail);
   else if (response) printResult(ctx, response);
   if (response && opts.out) await saveOutputs(ctx, client, response.forUi.files, opts.out);
   if (interrupted.signal.aborted || response?.status === 'cancelled') return EXIT.interrupted;
@@ -319,7 +313,7 @@ function typeHint(type: unknown): string {
 function assignFile(
   tool: ToolInfo,
   target: string,
-  file: UploadedFile,
+  file: FileDto,
   args: Record<string, unknown>,
   fileInputs: Record<string, string | string[]>,
 ): void {

@@ -3,7 +3,13 @@
 // boolean, single and multi-select enums, and SEP-2356 x-mcp-file fields) become one prompt each,
 // checked here and asked again on a bad answer. The same rules as the host's bridge
 // (packages/host/src/pipeline/elicitation-bridge.ts), so an answer the CLI sends fits the form.
-import { fieldLabel, formatBytes, MCP_FILE_KEYWORD } from '@ferry/contract';
+import {
+  type CallEvent,
+  type ElicitationAnswer,
+  fieldLabel,
+  formatBytes,
+  MCP_FILE_KEYWORD,
+} from '@ferry/contract';
 import type { LineSource } from './line-source.js';
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi-enum' | 'file';
@@ -30,18 +36,20 @@ export interface FormField {
   multiple?: boolean;
 }
 
-/** An `elicitation` call event (packages/contract/src/wire/call-events.ts). */
-export interface ElicitationQuestion {
-  elicitationId: string;
-  message: string;
-  requestedSchema: Record<string, unknown>;
-  fileFields: { name: string; required: boolean; accept?: string[]; maxSize?: number }[];
-}
+/** What the CLI asks from an `elicitation` call event. */
+export type ElicitationQuestion = Pick<
+  Extract<CallEvent, { type: 'elicitation' }>,
+  'elicitationId' | 'message' | 'requestedSchema' | 'fileFields'
+>;
 
-export type ContentValue = string | number | boolean | string[];
+export type ContentValue = NonNullable<ElicitationAnswer['content']>[string];
 
 export type FormOutcome =
-  | { action: 'accept'; content: Record<string, ContentValue>; files: Record<string, string | string[]> }
+  | {
+      action: 'accept';
+      content: Record<string, ContentValue>;
+      files: NonNullable<ElicitationAnswer['files']>;
+    }
   | { action: 'decline' }
   | { action: 'cancel' };
 

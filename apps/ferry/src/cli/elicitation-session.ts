@@ -5,7 +5,13 @@
 // the field it names asked again: the question stays open on the server until it fits.
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { checkFileInput, isGenericMime, type McpFileDescriptor, mimeFromName } from '@ferry/contract';
+import {
+  checkFileInput,
+  type ElicitationAnswer,
+  isGenericMime,
+  type McpFileDescriptor,
+  mimeFromName,
+} from '@ferry/contract';
 import type { ApiClient } from './api-client.js';
 import {
   askForm,
@@ -47,14 +53,14 @@ export function createQuestions(options: QuestionsOptions): Questions {
   let current: { id: string; controller: AbortController } | undefined;
   let chain = Promise.resolve();
 
-  const post = (id: string, body: Record<string, unknown>) =>
+  const post = (id: string, body: ElicitationAnswer) =>
     client.json(
       'POST',
       `/api/calls/${encodeURIComponent(callId)}/elicitations/${encodeURIComponent(id)}`,
       body,
     );
 
-  const bodyOf = (outcome: FormOutcome): Record<string, unknown> =>
+  const bodyOf = (outcome: FormOutcome): ElicitationAnswer =>
     outcome.action === 'accept'
       ? {
           action: 'accept',

@@ -1,21 +1,10 @@
 // ferry files ls | put | get | rm
 import { basename, join } from 'node:path';
-import { formatBytes } from '@ferry/contract';
+import { type DeletedFiles, type FileDto, type FilePage, formatBytes } from '@ferry/contract';
 import type { Command } from 'commander';
-import type { UploadedFile } from './api-client.js';
 import { type CliIo, contextOf, table } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { createProgressBar } from './progress.js';
-
-interface FileRow {
-  id: string;
-  name: string;
-  version: number;
-  size: number;
-  mime: string;
-  createdAt: string;
-  temporary: boolean;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -52,10 +41,7 @@ export function addFilesCommand(program: Command, io: CliIo): void {
         });
         if (opts.query) query.set('q', opts.query);
         if (opts.allVersions) query.set('allVersions', 'true');
-        const result = await ctx.client.json<{ items: FileRow[]; total: number }>(
-          'GET',
-          `/api/files?${query}`,
-        );
+        const result = await ctx.client.json<FilePage>('GET', `/api/files?${query}`);
         if (ctx.options.json) return ctx.printJson(result);
         if (result.items.length === 0) return ctx.note('No files.');
         const rows = result.items.map((f) => [
@@ -83,7 +69,7 @@ export function addFilesCommand(program: Command, io: CliIo): void {
     .action(async (paths: string[], opts: { name?: string; temporary?: boolean }, command: Command) => {
       const ctx = contextOf(command, io);
       if (opts.name && paths.length > 1) throw new CliError('--name works with one file only', EXIT.usage);
-      const stored: UploadedFile[] = [];
+      const stored: FileDto[] = [];
       const failed: { path: string; error: string; code?: string; exitCode: number }[] = [];
       let unreachable: CliError | undefined;
       // Every file gets its own outcome: one refused (too large, quota, bad name) or missing file
@@ -160,7 +146,7 @@ export function addFilesCommand(program: Command, io: CliIo): void {
       let deleted = 0;
       for (const ref of refs) {
         const file = await resolveFile(ctx.client, ref);
-        const result = await ctx.client.json<{ deleted: number }>(
+        const result = await ctx.client.json<DeletedFiles>(
           'DELETE',
           `/api/files/${file.id}${opts.allVersions ? '?allVersions=true' : ''}`,
         );
@@ -176,12 +162,9 @@ export function addFilesCommand(program: Command, io: CliIo): void {
 export async function resolveFile(
   client: ReturnType<typeof contextOf>['client'],
   ref: string,
-): Promise<FileRow> {
-  if (UUID.test(ref)) return client.json<FileRow>('GET', `/api/files/${ref}`);
-  const result = await client.json<{ items: FileRow[] }>(
-    'GET',
-    `/api/files?q=${encodeURIComponent(ref)}&limit=1000`,
-  );
+): Promise<FileDto> {
+  if (UUID.test(ref)) return client.json<FileDto>('GET', `/api/files/${ref}`);
+  const result = await client.json<FilePage>('GET', `/api/files?q=${encodeURIComponent(ref)}&limit=1000`);
   const match = result.items.find((file) => file.name === ref);
   if (!match) throw new CliError(`No file named ${JSON.stringify(ref)}`, EXIT.refused);
   return match;

@@ -1,25 +1,19 @@
 // ferry tools ls [server]
+import type { ServerList, ToolDto, ToolList } from '@ferry/contract';
 import type { Command } from 'commander';
 import type { ApiClient } from './api-client.js';
 import { type CliIo, contextOf } from './context.js';
 
-export interface ToolInfo {
-  name: string;
-  title?: string;
-  description?: string;
+/**
+ * A tool as GET /api/servers/:server/tools shows it. Differs on purpose: the contract types
+ * `inputSchema` as any JSON object; the CLI reads it as the JSON Schema it is.
+ */
+export type ToolInfo = Omit<ToolDto, 'inputSchema'> & {
   inputSchema: {
     properties?: Record<string, { description?: string; type?: unknown; default?: unknown }>;
     required?: string[];
   };
-  injected: { name: string; kind: string; input: string }[];
-  fileInputs: { name: string; multiple: boolean; required: boolean; accept?: string[] }[];
-}
-
-interface ServerInfo {
-  name: string;
-  transport: string;
-  enabled: boolean;
-}
+};
 
 export function addToolsCommand(program: Command, io: CliIo): void {
   const tools = program.command('tools').description('MCP servers and their tools');
@@ -29,7 +23,7 @@ export function addToolsCommand(program: Command, io: CliIo): void {
     .argument('[server]', 'a server name')
     .action(async (server: string | undefined, _opts: unknown, command: Command) => {
       const ctx = contextOf(command, io);
-      const servers = (await ctx.client.json<{ items: ServerInfo[] }>('GET', '/api/servers')).items;
+      const servers = (await ctx.client.json<ServerList>('GET', '/api/servers')).items;
       const wanted = server ? servers.filter((s) => s.name === server) : servers.filter((s) => s.enabled);
       if (server && wanted.length === 0) {
         const { CliError, EXIT } = await import('./exit-codes.js');
@@ -64,8 +58,8 @@ export function addToolsCommand(program: Command, io: CliIo): void {
 }
 
 export async function listTools(client: ApiClient, server: string): Promise<ToolInfo[]> {
-  return (await client.json<{ items: ToolInfo[] }>('GET', `/api/servers/${encodeURIComponent(server)}/tools`))
-    .items;
+  return (await client.json<ToolList>('GET', `/api/servers/${encodeURIComponent(server)}/tools`))
+    .items as ToolInfo[];
 }
 
 /** `(filename*, title?)`: * = a file from My Files; host-filled parameters are left out. */

@@ -135,6 +135,17 @@ const uploadsSectionSchema = z.strictObject({
   maxFilesPerRequest: count('uploads.maxFilesPerRequest').default(100),
 });
 
+const maintenanceSectionSchema = z.strictObject({
+  /**
+   * How often the space of expired files, crash leftovers and broken-off uploads is reclaimed.
+   * Expiry does not wait for it: an expired file is gone from every read the moment it expires.
+   * At most a week. @default 15
+   */
+  fileSweepMinutes: positive('maintenance.fileSweepMinutes')
+    .max(10_080, 'maintenance.fileSweepMinutes must be at most 10080 (a week)')
+    .default(15),
+});
+
 const limit = (what: string) =>
   z
     .number()
@@ -215,6 +226,7 @@ export const appConfigSchema = z.strictObject({
   sessions: sessionsSectionSchema.prefault({}),
   calls: callsSectionSchema.prefault({}),
   uploads: uploadsSectionSchema.prefault({}),
+  maintenance: maintenanceSectionSchema.prefault({}),
   sandbox: sandboxSectionSchema.prefault({}),
 });
 

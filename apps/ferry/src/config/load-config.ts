@@ -1,9 +1,10 @@
 // ferry.config.json, read once at startup: the app's sections (server, auth, sessions, calls,
-// uploads, sandbox), storage (`storage` plus the v2.1 `flags`) and `servers`. Each part is validated by its
-// owner (this app, @ferry/storage, @ferry/host); every problem of every part is reported at once,
-// and the result is deep-frozen. Environment variables override the file. A problem is named
-// where it is written (`ferry.config.json:12:5: servers.report.fileMod: unknown setting (did you
-// mean "fileMode"?)`): unknown keys are errors at every level, the top included.
+// uploads, maintenance, sandbox), storage (`storage` plus the v2.1 `flags`) and `servers`. Each
+// part is validated by its owner (this app, @ferry/storage, @ferry/host); every problem of every
+// part is reported at once, and the result is deep-frozen. Environment variables override the
+// file. A problem is named where it is written (`ferry.config.json:12:5: servers.report.fileMod:
+// unknown setting (did you mean "fileMode"?)`): unknown keys are errors at every level, the top
+// included.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { ENV_EXPECTED, FerryError, parseEnvNumber } from '@ferry/contract';
@@ -22,7 +23,7 @@ import { findJsonSyntaxError, indexJsonSource, type JsonSource, type SourcePosit
 
 const DEFAULT_CONFIG_FILE = 'ferry.config.json';
 
-const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads', 'sandbox'] as const;
+const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads', 'maintenance', 'sandbox'] as const;
 const KNOWN_SECTIONS = new Set<string>([...APP_SECTIONS, 'servers', 'storage', 'flags', '$schema']);
 
 export interface FerryConfig {
@@ -230,6 +231,7 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'list'][]
   ['FERRY_PROXY_SECRET', 'auth', 'proxySecret', 'string'],
   ['FERRY_PROXY_SECRET_HEADER', 'auth', 'proxySecretHeader', 'string'],
   ['FERRY_SESSION_IDLE_MINUTES', 'sessions', 'idleMinutes', 'number'],
+  ['FERRY_FILE_SWEEP_MINUTES', 'maintenance', 'fileSweepMinutes', 'number'],
   ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
 ];
 

@@ -3,12 +3,12 @@
 // passes ?lastEventId=) gets every kept event after that seq, then the live ones. The stream ends
 // when the call has settled; a settled call with nothing left to send answers 204, which tells
 // EventSource to stop reconnecting.
-import type { CallEvent } from '@ferry/contract';
+import { type CallEvent, EventIdSchema, EventStreamQuerySchema } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { notFound } from '../http/api-error.js';
-import { EventIdSchema, errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 import { openSseStream } from '../http/sse.js';
 
 export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -23,7 +23,7 @@ export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
           'Each event: `id: <seq>`, `event: <type>` (started, arguments_prepared, progress, notice, file_stored, elicitation, elicitation_answered, finished, failed, cancelled), `data: <CallEvent JSON>`.',
         tags: ['calls'],
         params: IdParamsSchema,
-        querystring: z.object({ lastEventId: EventIdSchema.optional() }),
+        querystring: EventStreamQuerySchema,
         headers: z.looseObject({ 'last-event-id': EventIdSchema.optional() }),
         response: {
           200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },

@@ -1,21 +1,17 @@
 // Tool calls without a model: start (the answer comes at once, the call runs on), follow its
 // events (routes/call-events.ts), cancel it, fetch its outcome later.
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { identityOf, sessionOf } from '../auth/request-context.js';
 import {
   CallDetailSchema,
-  CallStatusSchema,
-  CallSummarySchema,
+  CallHandleSchema,
+  CallListQuerySchema,
+  CallPageSchema,
   StartCallBodySchema,
-  toCallSummary,
-} from '../calls/call-schemas.js';
+} from '@ferry/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { identityOf, sessionOf } from '../auth/request-context.js';
+import { toCallSummary } from '../calls/call-schemas.js';
 import { ApiError, notFound } from '../http/api-error.js';
-import { errorResponses, IdParamsSchema, IdSchema, pageSchema, pagingFields } from '../http/schemas.js';
-
-// Strict: an unknown parameter (a misspelt `limt`, a `cursor` this API does not have) is a 400
-// instead of a silently unpaged answer.
-const ListCallsQuerySchema = z.strictObject(pagingFields(100, 1000));
+import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 
 export const callRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls, host, sessions } = app.ferry;
@@ -30,7 +26,7 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
           'Answers 202 with the call id at once; the call runs in the background. Follow it at /api/calls/{id}/events.',
         tags: ['calls'],
         body: StartCallBodySchema,
-        response: { 202: z.object({ callId: IdSchema, status: CallStatusSchema }), ...errorResponses },
+        response: { 202: CallHandleSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -62,9 +58,9 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "The user's recent calls, newest first",
         description: 'Paged by limit/offset like GET /api/files; total counts every kept call.',
         tags: ['calls'],
-        querystring: ListCallsQuerySchema,
+        querystring: CallListQuerySchema,
         response: {
-          200: pageSchema(CallSummarySchema),
+          200: CallPageSchema,
           ...errorResponses,
         },
       },
@@ -109,8 +105,8 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['calls'],
         params: IdParamsSchema,
         response: {
-          200: z.object({ callId: IdSchema, status: CallStatusSchema }),
-          202: z.object({ callId: IdSchema, status: CallStatusSchema }),
+          200: CallHandleSchema,
+          202: CallHandleSchema,
           ...errorResponses,
         },
       },

@@ -8,25 +8,25 @@
 //   POST   /conversations/:id/messages  send a message; the turn streams back as SSE
 //   POST   /conversations/:id/cancel    stop the running turn
 import { fromStored } from '@ferry/agent';
-import { FerryError } from '@ferry/contract';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { identityOf, sessionOf } from '../auth/request-context.js';
 import {
+  CancelTurnAnswerSchema,
   ConversationDetailSchema,
-  ConversationSchema,
+  ConversationDtoSchema,
+  ConversationPageSchema,
   CreateConversationBodySchema,
+  FerryError,
   ListConversationsQuerySchema,
   RenameConversationBodySchema,
   SendMessageBodySchema,
-  titleFrom,
-  toConversationJson,
-  toMessageJson,
-} from '../chat/chat-schemas.js';
+} from '@ferry/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { identityOf, sessionOf } from '../auth/request-context.js';
+import { titleFrom, toConversationJson, toMessageJson } from '../chat/chat-schemas.js';
 import { registryHost } from '../chat/registry-host.js';
 import { streamTurn } from '../chat/stream-turn.js';
 import { ApiError, notFound } from '../http/api-error.js';
-import { errorResponses, IdParamsSchema, pageSchema } from '../http/schemas.js';
+import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 
 const tags = ['chat'];
 
@@ -49,7 +49,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Start a conversation',
         tags,
         body: CreateConversationBodySchema,
-        response: { 201: ConversationSchema, ...errorResponses },
+        response: { 201: ConversationDtoSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -70,7 +70,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         querystring: ListConversationsQuerySchema,
         response: {
-          200: pageSchema(ConversationSchema),
+          200: ConversationPageSchema,
           ...errorResponses,
         },
       },
@@ -121,7 +121,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         params: IdParamsSchema,
         body: RenameConversationBodySchema,
-        response: { 200: ConversationSchema, ...errorResponses },
+        response: { 200: ConversationDtoSchema, ...errorResponses },
       },
     },
     async (request, _reply) => {
@@ -228,8 +228,8 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         params: IdParamsSchema,
         response: {
-          200: z.object({ cancelled: z.boolean() }),
-          202: z.object({ cancelled: z.boolean() }),
+          200: CancelTurnAnswerSchema,
+          202: CancelTurnAnswerSchema,
           ...errorResponses,
         },
       },

@@ -5,14 +5,14 @@
 // tampered with, expired, for another file or (when a user is signed in too) another user: 403.
 
 import type { Readable } from 'node:stream';
-import { FerryError } from '@ferry/contract';
+import { FerryError, FileContentQuerySchema } from '@ferry/contract';
 import type { TokenFailureReason } from '@ferry/storage';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { contentDisposition, isInlineSafe, parseRange, safeContentType } from '../files/content-headers.js';
 import { forbidden } from '../http/api-error.js';
-import { errorResponses, IdParamsSchema, QueryBoolean } from '../http/schemas.js';
+import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 
 const TOKEN_FAILURES: Record<TokenFailureReason, string> = {
   malformed: 'is malformed',
@@ -38,10 +38,7 @@ export const fileContentRoutes: FastifyPluginAsyncZod = async (app) => {
           'Range requests (one range) answer 206; a range past the end 416. Inline only for images (not SVG), PDF, plain text and audio; everything else is an attachment.',
         tags: ['files'],
         params: IdParamsSchema,
-        querystring: z.object({
-          token: z.string().max(4096).optional().describe('A signed download token (tools, shared links)'),
-          download: QueryBoolean.optional().describe('Always Content-Disposition: attachment'),
-        }),
+        querystring: FileContentQuerySchema,
         headers: z.looseObject({
           range: z.string().max(256).optional(),
           'if-range': z.string().max(256).optional(),

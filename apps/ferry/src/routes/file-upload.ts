@@ -12,16 +12,22 @@
 
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import { FerryError, isValidMime, mimeEssence } from '@ferry/contract';
+import {
+  FerryError,
+  isValidMime,
+  mimeEssence,
+  UploadedFilesSchema,
+  UploadQuerySchema,
+} from '@ferry/contract';
 import type { PutOptions, PutResult } from '@ferry/storage';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf, sessionOf } from '../auth/request-context.js';
-import { FileDtoSchema, toFileDto } from '../files/file-dto.js';
+import { toFileDto } from '../files/file-dto.js';
 import { measuredBody } from '../files/measured-body.js';
 import { uploadOverQuota, uploadTooLarge } from '../files/upload-errors.js';
-import { errorResponses, QueryBoolean } from '../http/schemas.js';
+import { errorResponses } from '../http/schemas.js';
 
 const FILE_NAME_HEADER = 'x-file-name';
 
@@ -30,13 +36,6 @@ const FILE_NAME_HEADER = 'x-file-name';
  * size of the usual near miss, little enough that a client sending gigabytes is not followed.
  */
 export const MEASURE_PAST_LIMIT_BYTES = 64 * 1024 * 1024;
-
-const UploadQuerySchema = z.object({
-  name: z.string().min(1).max(1024).optional().describe('Raw-body uploads: the file name'),
-  temporary: QueryBoolean.optional().describe('Session-only: deleted when the session ends'),
-  category: z.string().max(100).optional(),
-  description: z.string().max(2000).optional(),
-});
 
 export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files, sessions, config } = app.ferry;
@@ -64,7 +63,7 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: UploadQuerySchema,
         headers: z.looseObject({ [FILE_NAME_HEADER]: z.string().max(4096).optional() }),
         body: z.unknown().meta({ type: 'string', format: 'binary' }),
-        response: { 201: z.object({ files: z.array(FileDtoSchema) }), ...errorResponses },
+        response: { 201: UploadedFilesSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -118,12 +117,18 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
             field: 'name',
           });
         }
-        const record = await put(
-          name,
-          request.raw,
-          claimedType(request.headers['content-type']),
-          Number.isFinite(declared) ? declared : undefined,
-        );
+        let record: PutResult;
+        try {
+          record = await put(
+            name,
+            request.raw,
+            claimedType(request.headers['content-type']),
+            Number.isFinite(declared) ? declared : undefined,
+          );
+        } catch (error) {
+          // FileStore says `name`, the query parameter; a name sent in the header is said of it.
+          throw query.name === undefined ? namingHeader(error) : error;
+        }
         reply.code(201);
         return { files: [toFileDto(record)] };
       }
@@ -215,6 +220,15 @@ function namingPart(error: unknown, field: string, filename: string): unknown {
       filename,
     },
   );
+}
+
+/** A refused name that came in X-File-Name, said of that header. */
+function namingHeader(error: unknown): unknown {
+  if (!(error instanceof FerryError) || error.details.field !== 'name') return error;
+  return new FerryError(error.code, `${FILE_NAME_HEADER}: ${error.message}`, {
+    ...error.details,
+    field: FILE_NAME_HEADER,
+  });
 }
 
 const quoted = (text: string) => JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);

@@ -1,24 +1,19 @@
 // My Files: list/search, metadata, rename, delete, versions. Upload and download have their own
 // files (file-upload.ts, file-content.ts): they stream and need their own parsers and headers.
+import {
+  DeletedFilesSchema,
+  DeleteFileQuerySchema,
+  FileDtoSchema,
+  FileListQuerySchema,
+  FilePageSchema,
+  FileVersionsQuerySchema,
+  RenameFileBodySchema,
+} from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
-import { FileDtoSchema, toFileDto } from '../files/file-dto.js';
-import { errorResponses, IdParamsSchema, pageSchema, pagingFields, QueryBoolean } from '../http/schemas.js';
-
-const ListQuerySchema = z.object({
-  q: z.string().max(255).optional().describe('Case-insensitive substring of the name'),
-  source: z.enum(['uploaded', 'generated', 'deferred']).optional(),
-  sort: z.enum(['name', 'created', 'size']).default('name'),
-  order: z.enum(['asc', 'desc']).default('asc'),
-  ...pagingFields(100, 1000),
-  allVersions: QueryBoolean.optional().describe('Every version instead of the latest of each name'),
-  session: z.literal('current').optional().describe('Only files stored in the X-Ferry-Session session'),
-});
-
-// Strict, unlike the older list query above: an unknown parameter is a 400, not an unpaged answer.
-const VersionsQuerySchema = z.strictObject(pagingFields(100, 1000));
+import { toFileDto } from '../files/file-dto.js';
+import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 
 export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files, sessions } = app.ferry;
@@ -29,9 +24,9 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'List and search My Files',
         tags: ['files'],
-        querystring: ListQuerySchema,
+        querystring: FileListQuerySchema,
         response: {
-          200: pageSchema(FileDtoSchema),
+          200: FilePageSchema,
           ...errorResponses,
         },
       },
@@ -81,9 +76,9 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
         description: 'Paged by limit/offset like GET /api/files.',
         tags: ['files'],
         params: IdParamsSchema,
-        querystring: VersionsQuerySchema,
+        querystring: FileVersionsQuerySchema,
         response: {
-          200: pageSchema(FileDtoSchema),
+          200: FilePageSchema,
           ...errorResponses,
         },
       },
@@ -109,7 +104,7 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Rename a file (every version of its name)',
         tags: ['files'],
         params: IdParamsSchema,
-        body: z.object({ name: z.string().min(1).max(1024) }),
+        body: RenameFileBodySchema,
         response: { 200: FileDtoSchema, ...errorResponses },
       },
     },
@@ -126,8 +121,8 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Delete a file version (or, with allVersions=true, every version of its name)',
         tags: ['files'],
         params: IdParamsSchema,
-        querystring: z.object({ allVersions: QueryBoolean.optional() }),
-        response: { 200: z.object({ deleted: z.number().int() }), ...errorResponses },
+        querystring: DeleteFileQuerySchema,
+        response: { 200: DeletedFilesSchema, ...errorResponses },
       },
     },
     async (request) => {

@@ -1,55 +1,12 @@
 // The configured MCP servers and their tools. Only what a client needs is shown: never a
 // server's command, environment, URL or headers (they may hold secrets and host paths).
-import { FerryError } from '@ferry/contract';
+import { FerryError, ServerListSchema, ToolListSchema } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { errorResponses } from '../http/schemas.js';
-import { describeInjected, INJECTED_MARK } from '../tools/injected-params.js';
-
-const ServerSchema = z
-  .object({
-    name: z.string(),
-    transport: z.enum(['stdio', 'http', 'sse']),
-    enabled: z.boolean(),
-    fileMode: z.enum(['path', 'url', 'data-uri']),
-    timeouts: z.object({
-      noticeSeconds: z.array(z.number()),
-      timeoutSeconds: z.number(),
-      hardCapSeconds: z.number(),
-    }),
-  })
-  .meta({ id: 'Server' });
-
-const ToolSchema = z
-  .object({
-    name: z.string(),
-    title: z.string().optional(),
-    description: z.string().optional(),
-    inputSchema: z
-      .record(z.string(), z.unknown())
-      .describe(`The tool's inputSchema; injected properties carry "${INJECTED_MARK}": <kind>`),
-    annotations: z.record(z.string(), z.unknown()).optional(),
-    injected: z.array(
-      z.object({
-        name: z.string(),
-        kind: z.enum(['username', 'filename', 'filenames', 'file_names', 'file_data_base64', 'x-mcp-file']),
-        input: z.enum(['host', 'file-name', 'file-names', 'file-picker']),
-        hiddenFromModel: z.boolean(),
-      }),
-    ),
-    fileInputs: z.array(
-      z.object({
-        name: z.string(),
-        multiple: z.boolean(),
-        required: z.boolean(),
-        accept: z.array(z.string()).optional(),
-        maxSize: z.number().optional(),
-      }),
-    ),
-  })
-  .meta({ id: 'Tool' });
+import { describeInjected } from '../tools/injected-params.js';
 
 export const serverRoutes: FastifyPluginAsyncZod = async (app) => {
   const { host, redact } = app.ferry;
@@ -60,7 +17,7 @@ export const serverRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'The configured MCP servers',
         tags: ['tools'],
-        response: { 200: z.object({ items: z.array(ServerSchema) }), ...errorResponses },
+        response: { 200: ServerListSchema, ...errorResponses },
       },
     },
     async () => ({
@@ -85,7 +42,7 @@ export const serverRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "A server's tools, injected parameters marked",
         tags: ['tools'],
         params: z.object({ server: z.string().min(1).max(63) }),
-        response: { 200: z.object({ server: z.string(), items: z.array(ToolSchema) }), ...errorResponses },
+        response: { 200: ToolListSchema, ...errorResponses },
       },
     },
     async (request) => {

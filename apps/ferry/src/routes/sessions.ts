@@ -1,12 +1,11 @@
 // Who am I, and sessions: a browser tab or CLI run opens one (or gets one with its first upload
 // or call) and ends it when done; with persist_files_across_sessions=false its files go with it.
+import { MeDtoSchema, SessionEndedSchema, SessionSchema } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf, sessionOf } from '../auth/request-context.js';
 import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
 import { errorResponses } from '../http/schemas.js';
-
-const SessionSchema = z.object({ id: z.string(), expiresAt: z.string() });
 
 export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files, sessions, authenticator } = app.ferry;
@@ -18,17 +17,7 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The signed-in user, their usage and limits',
         tags: ['session'],
         response: {
-          200: z.object({
-            username: z.string(),
-            authMode: z.enum(['local', 'proxy']),
-            session: z.string().nullable(),
-            usage: z.object({ bytes: z.number(), count: z.number(), quotaBytes: z.number().nullable() }),
-            limits: z.object({
-              maxFileSizeBytes: z.number(),
-              base64SizeLimitBytes: z.number(),
-              persistFilesAcrossSessions: z.boolean(),
-            }),
-          }),
+          200: MeDtoSchema,
           ...errorResponses,
         },
       },
@@ -77,7 +66,7 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
           'what is in My Files stays.',
         tags: ['session'],
         params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'not a session id') }),
-        response: { 200: z.object({ deletedFiles: z.number().int() }), ...errorResponses },
+        response: { 200: SessionEndedSchema, ...errorResponses },
       },
     },
     async (request) => {

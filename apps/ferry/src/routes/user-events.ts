@@ -3,12 +3,14 @@
 // delete, a file stored by a tool). Reconnecting with Last-Event-ID replays what is still kept.
 // A successful change to /api/files is announced here by an onResponse hook, so no file route
 // has to remember to.
+
+import { EventIdSchema, EventStreamQuerySchema } from '@ferry/contract';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import type { UserEventBody } from '../events/user-events.js';
-import { EventIdSchema, errorResponses } from '../http/schemas.js';
+import { errorResponses } from '../http/schemas.js';
 import { openSseStream } from '../http/sse.js';
 
 const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = {
@@ -39,7 +41,7 @@ export const userEventRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           '`event: call` (data: {type:"call", event: CallEvent}) for every event of any of the user\'s calls; `event: files_changed` (data: {type, reason: uploaded|stored|renamed|deleted, fileIds}) when My Files changed. `id:` grows per user; Last-Event-ID (or ?lastEventId=) replays the kept backlog.',
         tags: ['session'],
-        querystring: z.object({ lastEventId: EventIdSchema.optional() }),
+        querystring: EventStreamQuerySchema,
         headers: z.looseObject({ 'last-event-id': EventIdSchema.optional() }),
         response: {
           200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },

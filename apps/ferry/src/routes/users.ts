@@ -1,6 +1,6 @@
 // User deletion over HTTP: anyone may delete themself; the users listed in `auth.admins` may
 // delete anyone. What goes is listed in users/delete-user.ts.
-import { isValidUsername } from '@ferry/contract';
+import { DeletedUserSchema, isValidUsername } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
@@ -22,14 +22,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['session'],
         params: z.object({ username: z.string().refine(isValidUsername, 'not a valid username') }),
         response: {
-          200: z.object({
-            username: z.string(),
-            cancelledCalls: z.number().int(),
-            cancelledChatTurns: z.number().int(),
-            deletedFiles: z.number().int(),
-            deletedConversations: z.number().int(),
-            workspaceRemoved: z.boolean(),
-          }),
+          200: DeletedUserSchema,
           ...errorResponses,
         },
       },

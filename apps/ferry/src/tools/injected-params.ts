@@ -3,38 +3,15 @@
 // API can never disagree with what the pipeline does: `username` and `file_data_base64` (beside
 // `filename`) are filled by the host; `filename`/`filenames`/`file_names` take names from My Files;
 // `x-mcp-file` properties take files the user picks (fileInputs), never text.
+import { INJECTED_MARK, type InjectedParam, type ToolFileInput } from '@ferry/contract';
 import { resolveConventions } from '@ferry/host';
 
-export type InjectedKind =
-  | 'username'
-  | 'filename'
-  | 'filenames'
-  | 'file_names'
-  | 'file_data_base64'
-  | 'x-mcp-file';
-
-export interface InjectedParam {
-  name: string;
-  kind: InjectedKind;
-  /** host: never shown or asked for; file-name(s): pick from My Files by name; file-picker: pick a file (sent as fileInputs). */
-  input: 'host' | 'file-name' | 'file-names' | 'file-picker';
-  /** Not shown to a model (the host fills it, or the user picks the file). */
-  hiddenFromModel: boolean;
-}
-
-export interface FileInputInfo {
-  name: string;
-  multiple: boolean;
-  required: boolean;
-  accept?: string[];
-  maxSize?: number;
-}
-
-export const INJECTED_MARK = 'x-ferry-injected';
+/** The mark on each injected property of an inputSchema (the contract's, as the Tool schema says). */
+export { INJECTED_MARK };
 
 export function describeInjected(inputSchema: unknown): {
   injected: InjectedParam[];
-  fileInputs: FileInputInfo[];
+  fileInputs: ToolFileInput[];
   inputSchema: Record<string, unknown>;
 } {
   const schema = isObject(inputSchema) ? inputSchema : {};

@@ -1,7 +1,7 @@
 // The one place that talks JSON to /api: sends the tab's session id (X-Ferry-Session, so
 // session-only files and "this session" filters work), turns non-2xx answers into ApiRequestError
 // carrying the v2.1 error envelope, so every caller shows the same friendly message.
-import type { ErrorEnvelope } from '@ferry/contract';
+import type { ErrorEnvelope, Session } from '@ferry/contract';
 
 const SESSION_HEADER = 'X-Ferry-Session';
 const SESSION_KEY = 'ferry.session';
@@ -88,6 +88,6 @@ export function contentUrl(fileId: string, options: { download?: boolean } = {})
 }
 
 export async function openSession(): Promise<void> {
-  const session = await api<{ id: string }>('/api/sessions', { method: 'POST' });
+  const session = await api<Session>('/api/sessions', { method: 'POST' });
   rememberSession(session.id);
 }

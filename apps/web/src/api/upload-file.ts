@@ -1,7 +1,7 @@
 // One upload: the File goes to POST /api/files as the raw request body, straight from disk (the
 // browser streams a File body; nothing is read into memory here). XMLHttpRequest is used rather
 // than fetch because only it reports upload progress in Chromium without a streaming body.
-import type { FileDto } from '@ferry/contract';
+import type { FileDto, UploadedFiles } from '@ferry/contract';
 import { errorFromText, rememberSession, sessionHeaders } from './client';
 
 export interface UploadProgress {
@@ -36,7 +36,7 @@ export function uploadFile(
     xhr.onload = () => {
       rememberSession(xhr.getResponseHeader('x-ferry-session'));
       if (xhr.status === 201) {
-        const body = JSON.parse(xhr.responseText) as { files: FileDto[] };
+        const body = JSON.parse(xhr.responseText) as UploadedFiles;
         const stored = body.files[0];
         if (stored) return resolve(stored);
       }

@@ -1,15 +1,8 @@
 // The chat API as the web app sees it (apps/ferry/src/routes/chat.ts, docs/agent.md): stored
 // conversations and messages, and the events of a streamed turn (the agent's, from the contract).
-import type { AgentEvent, AssistantToolCall, UiFile } from '@ferry/contract';
+import type { AgentEvent, AssistantToolCall, ConversationDto, UiFile } from '@ferry/contract';
 
-export interface ConversationDto {
-  id: string;
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-  running: boolean;
-}
+export type { ConversationDto };
 
 /**
  * A message, stored or just streamed: the user's text as typed, the model's answer and tool calls,

@@ -4,8 +4,8 @@
 // warnings (a tool server that cannot start). An older server without /api/status gets the
 // sandbox warning too, worded as "not confirmed".
 
+import type { MeDto, ServerDto, StatusDto } from '@ferry/contract';
 import { formatBytes } from '@ferry/contract';
-import type { MeDto, ServerDto, StatusDto } from '../api/types';
 import type { UserStreamState } from '../state/use-user-events';
 
 function sandboxWarning(status: StatusDto | null, servers: readonly ServerDto[]): string | undefined {

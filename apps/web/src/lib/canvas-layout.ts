@@ -15,6 +15,25 @@ export interface CanvasFileItem {
   viewer: string;
 }
 
+/** What a viewer is given of a file tab. */
+export type ViewedFile = Pick<CanvasFileItem, 'fileId' | 'name' | 'mime' | 'size'>;
+
+/** The tab of a stored file, shown with `viewer`. */
+export function fileTab(
+  file: { id: string; name: string; mime: string; size: number },
+  viewer: string,
+): CanvasFileItem {
+  return {
+    kind: 'file',
+    key: file.id,
+    fileId: file.id,
+    name: file.name,
+    mime: file.mime,
+    size: file.size,
+    viewer,
+  };
+}
+
 export interface CanvasFrameItem {
   kind: 'frame';
   key: string;

@@ -43,25 +43,11 @@ export function friendlyFromEnvelope(envelope: unknown): FriendlyError | undefin
     message?: unknown;
     suggestion?: unknown;
   };
-  const code =
-    typeof e.meta_data?.error_code === 'string'
-      ? e.meta_data.error_code
-      : typeof e.code === 'string'
-        ? e.code
-        : undefined;
-  const message =
-    typeof e.results?.error === 'string'
-      ? e.results.error
-      : typeof e.message === 'string'
-        ? e.message
-        : undefined;
+  // The envelope's field first, then the plain one.
+  const code = firstString(e.meta_data?.error_code, e.code);
+  const message = firstString(e.results?.error, e.message);
   if (!code && !message) return undefined;
-  const suggestion =
-    typeof e.meta_data?.details?.suggestion === 'string'
-      ? e.meta_data.details.suggestion
-      : typeof e.suggestion === 'string'
-        ? e.suggestion
-        : undefined;
+  const suggestion = firstString(e.meta_data?.details?.suggestion, e.suggestion);
   return {
     title: errorTitle(code),
     message: message ?? '',
@@ -69,4 +55,8 @@ export function friendlyFromEnvelope(envelope: unknown): FriendlyError | undefin
     ...(code ? { code } : {}),
     ...(typeof e.meta_data?.retryable === 'boolean' ? { retryable: e.meta_data.retryable } : {}),
   };
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  return values.find((value): value is string => typeof value === 'string');
 }

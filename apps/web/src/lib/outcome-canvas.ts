@@ -2,20 +2,12 @@
 // which one is shown first, the layout mode, and the v2 iframe `canvas` envelope as a tab of its
 // own. Pure, so the rules are unit-tested.
 import type { ToolCallResponse } from '@ferry/contract';
-import { type CanvasAction, type CanvasItem, planCanvasFromOutcome } from './canvas-layout';
+import { type CanvasAction, type CanvasItem, fileTab, planCanvasFromOutcome } from './canvas-layout';
 
 export function canvasActionForOutcome(response: ToolCallResponse): CanvasAction | null {
   const { files, display, canvas } = response.forUi;
   const plan = planCanvasFromOutcome(files, display);
-  const items: CanvasItem[] = files.map((file) => ({
-    kind: 'file',
-    key: file.id,
-    fileId: file.id,
-    name: file.name,
-    mime: file.mime,
-    size: file.size,
-    viewer: file.viewer,
-  }));
+  const items: CanvasItem[] = files.map((file) => fileTab(file, file.viewer));
   const primary = files.find((file) => file.name === plan.primaryName);
   let focus = primary?.id;
   let show = plan.show;

@@ -1,9 +1,8 @@
 // Run any tool without a model: pick a server and a tool, fill the form generated from its
 // inputSchema, run it and follow it live.
-import type { CallEvent, UiFile } from '@ferry/contract';
+import type { CallDetail, CallEvent, ServerDto, ToolDto, ToolList, UiFile } from '@ferry/contract';
 import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/client';
-import type { CallDetail, ServerDto, ToolDto } from '../api/types';
 import { MarkdownInline } from '../components/markdown-inline';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { describeFields } from '../lib/schema-fields';
@@ -48,7 +47,7 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
     let current = true;
     setTools(null);
     setToolsError(null);
-    api<{ items: ToolDto[] }>(`/api/servers/${encodeURIComponent(server)}/tools`).then(
+    api<ToolList>(`/api/servers/${encodeURIComponent(server)}/tools`).then(
       (list) => {
         if (!current) return;
         setTools(list.items);

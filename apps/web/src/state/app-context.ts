@@ -1,8 +1,7 @@
 // What every panel may ask of the app: the signed-in user, My Files, uploads, opening files on
 // the canvas and toasts. One context, built in app.tsx.
-import type { FileDto } from '@ferry/contract';
+import type { FileDto, MeDto } from '@ferry/contract';
 import { createContext, useContext } from 'react';
-import type { MeDto } from '../api/types';
 import type { UploadsState } from './use-uploads';
 
 export interface OpenableFile {

@@ -1,9 +1,16 @@
 // One tool call from start to outcome: POST /api/calls, follow its events (progress, the
 // 15/20/25 s notices, stored files, elicitations), cancel, then fetch the outcome.
-import type { CallEvent, StoredFileSummary, ToolCallResponse } from '@ferry/contract';
+import type {
+  CallDetail,
+  CallEvent,
+  CallHandle,
+  CallStatus,
+  StartCallRequest,
+  StoredFileSummary,
+  ToolCallResponse,
+} from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiRequestError, api } from '../api/client';
-import type { CallDetail, CallStatus } from '../api/types';
 import { followCall } from './call-stream';
 
 export interface CallLogEntry {
@@ -28,16 +35,27 @@ export interface CallState {
   cancelling: boolean;
 }
 
+/** A call just asked for: no id yet, nothing heard from it. */
+export function startingCall(request: { server: string; tool: string }, startedAt = Date.now()): CallState {
+  return {
+    callId: null,
+    server: request.server,
+    tool: request.tool,
+    status: 'starting',
+    startedAt,
+    progress: null,
+    notices: [],
+    log: [],
+    files: [],
+    response: null,
+    failure: null,
+    cancelling: false,
+  };
+}
+
 export interface ToolCallHooks {
   onEvent?(event: CallEvent): void;
   onSettled?(call: CallDetail): void;
-}
-
-export interface StartCall {
-  server: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  fileInputs?: Record<string, string | string[]>;
 }
 
 export function useToolCall(hooks: ToolCallHooks) {
@@ -76,24 +94,11 @@ export function useToolCall(hooks: ToolCallHooks) {
   );
 
   const start = useCallback(
-    async (request: StartCall) => {
+    async (request: StartCallRequest) => {
       stop.current?.();
-      setCall({
-        callId: null,
-        server: request.server,
-        tool: request.tool,
-        status: 'starting',
-        startedAt: Date.now(),
-        progress: null,
-        notices: [],
-        log: [],
-        files: [],
-        response: null,
-        failure: null,
-        cancelling: false,
-      });
+      setCall(startingCall(request));
       try {
-        const { callId } = await api<{ callId: string }>('/api/calls', { method: 'POST', json: request });
+        const { callId } = await api<CallHandle>('/api/calls', { method: 'POST', json: request });
         setCall((c) => (c ? { ...c, callId, status: 'running' } : c));
         stop.current = followCall(callId, apply, () => void settle(callId));
       } catch (error) {

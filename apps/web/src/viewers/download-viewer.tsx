@@ -2,18 +2,9 @@
 
 import { formatBytes } from '@ferry/contract';
 import { contentUrl } from '../api/client';
+import type { ViewedFile } from '../lib/canvas-layout';
 
-export function DownloadViewer({
-  fileId,
-  name,
-  mime,
-  size,
-}: {
-  fileId: string;
-  name: string;
-  mime: string;
-  size: number;
-}) {
+export function DownloadViewer({ fileId, name, mime, size }: ViewedFile) {
   return (
     <div className="download-viewer">
       <p className="download-name">{name}</p>

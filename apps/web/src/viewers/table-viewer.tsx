@@ -3,6 +3,7 @@
 import { parseDelimited } from '@ferry/contract';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
+import type { ViewedFile } from '../lib/canvas-layout';
 import { useFileText } from './use-file-text';
 import { ViewerStatus } from './viewer-status';
 
@@ -20,17 +21,7 @@ function columnWidths(rows: readonly string[][], columns: number): number[] {
   return widths.map((chars) => Math.round(chars * 8 + 24));
 }
 
-export function TableViewer({
-  fileId,
-  name,
-  mime,
-  size,
-}: {
-  fileId: string;
-  name: string;
-  mime: string;
-  size: number;
-}) {
+export function TableViewer({ fileId, name, mime, size }: ViewedFile) {
   const state = useFileText(fileId, size, TABLE_LIMIT);
   const table = useMemo(() => {
     if (state.text === null) return null;

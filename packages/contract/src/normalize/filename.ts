@@ -54,16 +54,28 @@ const UTF8 = new TextDecoder();
  * Turns any outside name into one safe path component: never empty, `.` or `..`, at most
  * {@link MAX_FILENAME_BYTES} UTF-8 bytes, NFC, free of separators, control and format characters,
  * Windows-invalid characters and device names, not starting with `.` or `-`, extension kept.
- * Deterministic and idempotent. Anything that is not a string becomes `file`.
+ * Deterministic and idempotent. A name with nothing usable in it, and anything that is not a
+ * string, becomes `file`.
  */
 export function normalizeFilename(raw: unknown): string {
-  if (typeof raw !== 'string') return FALLBACK_STEM;
+  return usableFilename(raw) ?? FALLBACK_STEM;
+}
+
+/**
+ * {@link normalizeFilename} for a name that is about to be stored: the same result, except that
+ * a name with no usable characters (empty, `../..`, `///`, `...`, only control characters) is
+ * `undefined` rather than `file`, so the caller can refuse it instead of storing a made-up name.
+ * `..\..\windows\system32\file` and `a/file` are usable: they are `file`.
+ */
+export function usableFilename(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
   let name = normalizeOnce(raw);
-  for (let pass = 1; pass < MAX_PASSES; pass++) {
+  for (let pass = 1; pass < MAX_PASSES && name !== ''; pass++) {
     const next = normalizeOnce(name);
     if (next === name) return name;
     name = next;
   }
+  if (name === '') return undefined;
   // Not reached by any known input; a name that never settles would break idempotence.
   return FALLBACK_STEM;
 }
@@ -78,8 +90,8 @@ function normalizeOnce(input: string): string {
   }
   if (name.startsWith('-')) name = `_${name}`;
   if (RESERVED.test(name.split('.', 1)[0] ?? '')) name = `_${name}`;
-  name = truncate(name);
-  return name === '' ? FALLBACK_STEM : name;
+  // '' when nothing usable is left; normalizeFilename then answers `file`.
+  return truncate(name);
 }
 
 function decodeAndClean(text: string): string {

@@ -36,9 +36,7 @@ export const DeferredArtifactSchema = z.looseObject({
 export type DeferredArtifact = z.infer<typeof DeferredArtifactSchema>;
 
 export const DISPLAY_MODES = ['replace', 'append', 'split'] as const;
-export type DisplayMode = (typeof DISPLAY_MODES)[number];
 export const STORAGE_ACTIONS = ['store', 'store_and_open', 'temporary'] as const;
-export type StorageAction = (typeof STORAGE_ACTIONS)[number];
 
 /** v2 §1 display + v2.1 §8.1 storage-aware fields. Each field is validated separately. */
 export const DisplayFieldSchemas = {

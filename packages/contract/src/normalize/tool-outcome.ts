@@ -1,8 +1,12 @@
 // The one internal shape every tool result becomes, whatever convention the tool followed.
 
 import type { Viewer } from '../codecs/mime.js';
+import type { DisplayHints, HostOutputOrigin } from '../wire/call-answer.js';
 import type { FerryErrorCode } from '../wire/errors.js';
-import type { CanvasEnvelope, DisplayMode, StorageAction } from './schemas.js';
+import type { CanvasEnvelope } from './schemas.js';
+
+/** The display hints are sent to the UI as they are (wire/call-answer.ts defines them). */
+export type { DisplayHints };
 
 /** Which convention the result followed (the richest one seen). */
 export type OutcomeForm =
@@ -15,16 +19,8 @@ export type OutcomeForm =
   | 'text'
   | 'empty';
 
-/** Where in the result a file came from. */
-export type OutputOrigin =
-  | 'artifact'
-  | 'deferred_artifact'
-  | 'legacy_array'
-  | 'returned_file'
-  | 'mcp_image'
-  | 'mcp_audio'
-  | 'mcp_resource'
-  | 'mcp_resource_link';
+/** Where in the result a file came from (the wire's list, wire/call-answer.ts, less the host's own). */
+export type OutputOrigin = Exclude<HostOutputOrigin, 'workspace'>;
 
 /** How the bytes of a file arrive; the host turns each into a stream for storage. */
 export type FileSourceForm =
@@ -65,17 +61,6 @@ export interface RejectedOutput {
   name?: string;
   code: Extract<FerryErrorCode, 'E_INVALID_INPUT' | 'E_INVALID_PATH' | 'E_FILE_TOO_LARGE'>;
   reason: string;
-}
-
-export interface DisplayHints {
-  openCanvas: boolean;
-  /** Normalized name of a file in `files`/`deferred`; dropped when it names none. */
-  primaryFile?: string;
-  mode?: DisplayMode;
-  viewerHint?: string;
-  storageAction: StorageAction;
-  categoryHint?: string;
-  notification?: string;
 }
 
 export interface OutcomeError {

@@ -1,51 +1,58 @@
 // The messages of a conversation as the agent keeps them (ConversationStore `data`), streams them
 // (the chat API's `message` event) and shows them. The user's text is kept as typed: the file
 // block is added to what is sent to the model, never to what is stored.
-import type { UiFile } from './call-answer.js';
+import { z } from 'zod';
+import { UiFileSchema } from './call-answer.js';
 
-export interface UserMessage {
-  role: 'user';
-  text: string;
-}
+const UserMessageSchema = z.object({ role: z.literal('user'), text: z.string() });
 
-export interface AssistantToolCall {
-  id: string;
+export const AssistantToolCallSchema = z.object({
+  id: z.string(),
   /** The name the model used. */
-  name: string;
-  server?: string;
-  tool?: string;
+  name: z.string(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
   /** The arguments as the model wrote them (JSON text). */
-  arguments: string;
-}
+  arguments: z.string(),
+});
+export type AssistantToolCall = z.infer<typeof AssistantToolCallSchema>;
 
-export interface AssistantMessage {
-  role: 'assistant';
-  text: string;
-  toolCalls?: AssistantToolCall[];
+const AssistantMessageSchema = z.object({
+  role: z.literal('assistant'),
+  text: z.string(),
+  toolCalls: z.array(AssistantToolCallSchema).optional(),
   /** `cancelled`: the user stopped the stream; `incomplete`: the model failed mid-answer. */
-  status?: 'cancelled' | 'incomplete';
-  model?: string;
-}
+  status: z.enum(['cancelled', 'incomplete']).optional(),
+  model: z.string().optional(),
+});
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
-export type ToolMessageStatus = 'finished' | 'failed' | 'cancelled' | 'rejected';
+export const ToolMessageStatusSchema = z.enum(['finished', 'failed', 'cancelled', 'rejected']);
+export type ToolMessageStatus = z.infer<typeof ToolMessageStatusSchema>;
 
-export interface ToolMessage {
-  role: 'tool';
-  toolCallId: string;
-  name: string;
-  server?: string;
-  tool?: string;
+const ToolMessageSchema = z.object({
+  role: z.literal('tool'),
+  toolCallId: z.string(),
+  name: z.string(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
   /** The host's call id, as in its call events (and /api/calls/{id} when run through the API). */
-  callId?: string;
-  status: ToolMessageStatus;
-  isError: boolean;
+  callId: z.string().optional(),
+  status: ToolMessageStatusSchema,
+  isError: z.boolean(),
   /** Exactly what the model read. */
-  content: string;
+  content: z.string(),
   /** Files the call stored in My Files (ids and names, no bytes). */
-  files: UiFile[];
-  error?: { code: string; message: string };
+  files: z.array(UiFileSchema),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
   /** Images given to the model once (vision). */
-  imagesShown?: string[];
-}
+  imagesShown: z.array(z.string()).optional(),
+});
+export type ToolMessage = z.infer<typeof ToolMessageSchema>;
 
-export type AgentMessage = UserMessage | AssistantMessage | ToolMessage;
+export const AgentMessageSchema = z.discriminatedUnion('role', [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolMessageSchema,
+]);
+export type AgentMessage = z.infer<typeof AgentMessageSchema>;

@@ -2,70 +2,127 @@
 // and the response that carries them through the API (POST /api/calls, GET /api/calls/:id) to the
 // web app. The model gets `results`, the names and short descriptions of stored files and, on
 // failure, a message with a suggestion; the UI gets the display hints, the canvas envelope and
-// references to the stored files (ids, not bytes), plus what was rejected and why.
+// references to the stored files (ids, not bytes), plus what was rejected and why. Fields not
+// listed here are stripped on the way out, so nothing the host adds later leaks by accident.
+import { z } from 'zod';
+import { CanvasEnvelopeSchema, DISPLAY_MODES, STORAGE_ACTIONS } from '../normalize/schemas.js';
+import { StoredFileSummarySchema } from './call-events.js';
+import { ErrorEnvelopeSchema, FerryErrorCodeSchema } from './error-envelope.js';
 
-import type { CanvasEnvelope } from '../normalize/schemas.js';
-import type { DisplayHints, OutputOrigin } from '../normalize/tool-outcome.js';
-import type { StoredFileSummary } from './call-events.js';
-import type { ErrorEnvelope, FerryErrorCode } from './errors.js';
+/** What the UI should do with the result: the v2 display + v2.1 storage hints, read by the normalizer. */
+export const DisplayHintsSchema = z.object({
+  openCanvas: z.boolean(),
+  /** Normalized name of a file in `files`/`deferred`; dropped when it names none. */
+  primaryFile: z.string().optional(),
+  mode: z.enum(DISPLAY_MODES).optional(),
+  viewerHint: z.string().optional(),
+  storageAction: z.enum(STORAGE_ACTIONS),
+  categoryHint: z.string().optional(),
+  notification: z.string().optional(),
+});
+export type DisplayHints = z.infer<typeof DisplayHintsSchema>;
 
-/** The contract's origins plus files found in the workspace. */
-export type HostOutputOrigin = OutputOrigin | 'workspace';
+/**
+ * Where in a tool's result a file came from (the normalizer's OutputOrigin), plus `workspace`:
+ * files the host found in the tool's workspace.
+ */
+const HostOutputOriginSchema = z.enum([
+  'artifact',
+  'deferred_artifact',
+  'legacy_array',
+  'returned_file',
+  'mcp_image',
+  'mcp_audio',
+  'mcp_resource',
+  'mcp_resource_link',
+  'workspace',
+]);
+export type HostOutputOrigin = z.infer<typeof HostOutputOriginSchema>;
 
 /** A file the tool meant to return that the host refused. */
-export interface HostRejectedOutput {
-  origin: HostOutputOrigin;
+const HostRejectedOutputSchema = z.object({
+  origin: HostOutputOriginSchema,
   /** Position within its list, when the result had one. */
-  index?: number;
-  name?: string;
-  code: FerryErrorCode;
-  reason: string;
+  index: z.number().optional(),
+  name: z.string().optional(),
+  code: FerryErrorCodeSchema,
+  reason: z.string(),
   /** The spec envelope for path and size refusals (v2.1 §12.2, §12.3). */
-  error?: ErrorEnvelope;
-}
+  error: ErrorEnvelopeSchema.optional(),
+});
+export type HostRejectedOutput = z.infer<typeof HostRejectedOutputSchema>;
 
 /** A file the tool named but the host did not fetch (e.g. a resource link it cannot read). */
-export interface UnstoredOutput {
-  name: string;
-  origin: HostOutputOrigin;
-  reason: string;
-}
+const UnstoredOutputSchema = z.object({
+  name: z.string(),
+  origin: HostOutputOriginSchema,
+  reason: z.string(),
+});
+export type UnstoredOutput = z.infer<typeof UnstoredOutputSchema>;
 
-export interface ModelAnswer {
-  results: unknown;
-  files: { name: string; description?: string }[];
-  isError: boolean;
-  error?: { code: string; message: string; suggestion?: string };
+const ModelAnswerSchema = z.object({
+  results: z.unknown(),
+  files: z.array(z.object({ name: z.string(), description: z.string().optional() })),
+  isError: z.boolean(),
+  error: z.object({ code: z.string(), message: z.string(), suggestion: z.string().optional() }).optional(),
   /** Files the tool meant to return that were not stored: name and a reason without paths. */
-  notStored?: { name: string; reason: string }[];
-}
+  notStored: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
+});
+export type ModelAnswer = z.infer<typeof ModelAnswerSchema>;
 
+const stored = StoredFileSummarySchema.shape;
 /** A file the call stored in My Files, as the UI opens it once the call has answered. */
-export interface UiFile extends StoredFileSummary {
+export const UiFileSchema = z.object({
+  id: stored.id,
+  name: stored.name,
+  mime: stored.mime,
+  size: stored.size,
+  viewer: stored.viewer,
   /** The file the display hints name as `primary_file`. */
-  primary?: true;
-  autoOpen: boolean;
-}
+  primary: z.literal(true).optional(),
+  autoOpen: z.boolean(),
+  category: stored.category,
+  description: stored.description,
+  deferred: stored.deferred,
+  temporary: stored.temporary,
+});
+export type UiFile = z.infer<typeof UiFileSchema>;
 
-export interface UiAnswer {
-  display: DisplayHints;
-  canvas?: CanvasEnvelope;
-  files: UiFile[];
-  rejected: HostRejectedOutput[];
-  unstored: UnstoredOutput[];
-  warnings: string[];
+const envelope = CanvasEnvelopeSchema.shape;
+/** The tool's canvas envelope (CanvasEnvelopeSchema's fields), its keys in the order the API sends them. */
+const UiCanvasSchema = z.looseObject({
+  id: envelope.id,
+  url: envelope.url,
+  type: envelope.type,
+  open: envelope.open,
+  persistence: envelope.persistence,
+  token: envelope.token,
+  title: envelope.title,
+  mode: envelope.mode,
+});
+
+const UiAnswerSchema = z.object({
+  display: DisplayHintsSchema,
+  canvas: UiCanvasSchema.optional().describe('v2 iframe canvas envelope; render without allow-same-origin'),
+  files: z.array(UiFileSchema),
+  rejected: z.array(HostRejectedOutputSchema),
+  unstored: z.array(UnstoredOutputSchema),
+  warnings: z.array(z.string()),
   /** The spec envelope when the call failed as a whole. */
-  error?: ErrorEnvelope;
-}
+  error: ErrorEnvelopeSchema.optional(),
+});
+export type UiAnswer = z.infer<typeof UiAnswerSchema>;
 
-export interface CallAnswer {
-  forModel: ModelAnswer;
-  forUi: UiAnswer;
-}
+const CallAnswerSchema = z.object({ forModel: ModelAnswerSchema, forUi: UiAnswerSchema });
+export type CallAnswer = z.infer<typeof CallAnswerSchema>;
 
-export interface ToolCallResponse extends CallAnswer {
-  callId: string;
-  status: 'finished' | 'failed' | 'cancelled';
-  /** The arguments as the model's transcript may show them (absent when preparation failed). */
-  transcript?: Record<string, unknown>;
-}
+export const ToolCallResponseSchema = z
+  .object({
+    callId: z.string(),
+    status: z.enum(['finished', 'failed', 'cancelled']),
+    /** The arguments as the model's transcript may show them (absent when preparation failed). */
+    transcript: z.record(z.string(), z.unknown()).optional(),
+    ...CallAnswerSchema.shape,
+  })
+  .meta({ id: 'ToolCallResponse' });
+export type ToolCallResponse = z.infer<typeof ToolCallResponseSchema>;

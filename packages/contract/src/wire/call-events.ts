@@ -1,93 +1,97 @@
 // The typed event stream of one tool call, as the host emits it and the API streams it (server-
 // sent events) to the web app, which may replay it later by call id. Every event carries the call
 // id, a `seq` that grows by one per event of that call (gaps mean lost events) and an ISO timestamp.
-// The host's sink that stamps them is packages/host/src/events/call-events.ts.
+// The host's sink that stamps them is packages/host/src/events/call-events.ts. The list of event
+// types the web app listens to is call-event-types.ts (kept free of zod for the web bundle).
+import { z } from 'zod';
 
 /** A file that reached My Files, as the UI shows it (no blob keys, no host paths). */
-export interface StoredFileSummary {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  viewer: string;
-  category?: string;
-  description?: string;
+export const StoredFileSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  mime: z.string(),
+  size: z.number(),
+  viewer: z.string(),
+  category: z.string().optional(),
+  description: z.string().optional(),
   /** Deferred artifact (v2.1 §7): kept for editing, expires. */
-  deferred: boolean;
+  deferred: z.boolean(),
   /** Session-only (display.storage_action = temporary). */
-  temporary: boolean;
-}
+  temporary: z.boolean(),
+});
+export type StoredFileSummary = z.infer<typeof StoredFileSummarySchema>;
 
-export interface HandedOverSummary {
-  argument: string;
+const HandedOverSummarySchema = z.object({
+  argument: z.string(),
   /** Position in a `filenames`/`file_names`/multi-file argument. */
-  index?: number;
-  fileId: string;
-  name: string;
-  mode: 'path' | 'url' | 'data-uri' | 'base64';
-}
+  index: z.number().optional(),
+  fileId: z.string(),
+  name: z.string(),
+  mode: z.enum(['path', 'url', 'data-uri', 'base64']),
+});
 
-interface EventBase {
-  callId: string;
-  seq: number;
+const EventBaseSchema = z.object({
+  callId: z.string(),
+  seq: z.number(),
   /** ISO 8601. */
-  at: string;
-}
+  at: z.string(),
+});
 
-export type CallEventBody =
-  | { type: 'started'; server: string; tool: string }
-  | {
-      type: 'arguments_prepared';
-      /** The arguments as the model's transcript may show them: file names, never paths/URLs/base64. */
-      transcript: Record<string, unknown>;
-      handedOver: HandedOverSummary[];
-      dropped: { argument: string; reason: string }[];
-    }
-  | { type: 'progress'; progress: number; total?: number; percent?: number; message?: string }
+export const CallEventBodySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('started'), server: z.string(), tool: z.string() }),
+  z.object({
+    type: z.literal('arguments_prepared'),
+    /** The arguments as the model's transcript may show them: file names, never paths/URLs/base64. */
+    transcript: z.record(z.string(), z.unknown()),
+    handedOver: z.array(HandedOverSummarySchema),
+    dropped: z.array(z.object({ argument: z.string(), reason: z.string() })),
+  }),
+  z.object({
+    type: z.literal('progress'),
+    progress: z.number(),
+    total: z.number().optional(),
+    percent: z.number().optional(),
+    message: z.string().optional(),
+  }),
   /** v2.1 §11.3 user notices; `timeout` is the 30 s text that comes with the E_TIMEOUT failure. */
-  | { type: 'notice'; kind: 'slow' | 'timeout'; afterSeconds: number; message: string }
-  | { type: 'file_stored'; file: StoredFileSummary }
+  z.object({
+    type: z.literal('notice'),
+    kind: z.enum(['slow', 'timeout']),
+    afterSeconds: z.number(),
+    message: z.string(),
+  }),
+  z.object({ type: z.literal('file_stored'), file: StoredFileSummarySchema }),
   /**
    * The server asks the user (MCP elicitation, form mode): answer with host.answerElicitation /
    * POST /api/calls/:id/elicitations/:elicitationId. `fileFields` are SEP-2356 x-mcp-file fields,
    * answered with My Files ids.
    */
-  | {
-      type: 'elicitation';
-      elicitationId: string;
-      message: string;
-      requestedSchema: Record<string, unknown>;
-      fileFields: { name: string; required: boolean; accept?: string[]; maxSize?: number }[];
-    }
+  z.object({
+    type: z.literal('elicitation'),
+    elicitationId: z.string(),
+    message: z.string(),
+    requestedSchema: z.record(z.string(), z.unknown()),
+    fileFields: z.array(
+      z.object({
+        name: z.string(),
+        required: z.boolean(),
+        accept: z.array(z.string()).optional(),
+        maxSize: z.number().optional(),
+      }),
+    ),
+  }),
   /** The question was answered (by the user, or `cancel` at its timeout or the call's end). */
-  | { type: 'elicitation_answered'; elicitationId: string; action: 'accept' | 'decline' | 'cancel' }
-  | { type: 'finished'; isError: boolean; files: number }
-  | { type: 'failed'; code: string; message: string; retryable: boolean }
-  | { type: 'cancelled'; reason: string };
+  z.object({
+    type: z.literal('elicitation_answered'),
+    elicitationId: z.string(),
+    action: z.enum(['accept', 'decline', 'cancel']),
+  }),
+  z.object({ type: z.literal('finished'), isError: z.boolean(), files: z.number() }),
+  z.object({ type: z.literal('failed'), code: z.string(), message: z.string(), retryable: z.boolean() }),
+  z.object({ type: z.literal('cancelled'), reason: z.string() }),
+]);
+export type CallEventBody = z.infer<typeof CallEventBodySchema>;
 
-export type CallEvent = EventBase & CallEventBody;
+export const CallEventSchema = z.intersection(EventBaseSchema, CallEventBodySchema);
+export type CallEvent = z.infer<typeof CallEventSchema>;
 export type CallEventType = CallEvent['type'];
-
-/**
- * Every event type, in the order a call may emit them. Each is its own SSE `event:` name, so a
- * client listens to each (test/call-events.test.ts checks that the list is complete).
- */
-export const CALL_EVENT_TYPES = [
-  'started',
-  'arguments_prepared',
-  'progress',
-  'notice',
-  'file_stored',
-  'elicitation',
-  'elicitation_answered',
-  'finished',
-  'failed',
-  'cancelled',
-] as const satisfies readonly CallEventType[];
-
-/** The events that end a call: nothing follows them. */
-export const TERMINAL_EVENTS: ReadonlySet<string> = new Set([
-  'finished',
-  'failed',
-  'cancelled',
-] satisfies CallEventType[]);

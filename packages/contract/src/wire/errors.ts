@@ -1,7 +1,9 @@
 // Every error code Ferry uses, listed once with its HTTP status, the spec's `reason`, the message
 // that goes into `results.error`, whether it is retryable and the suggestion shown to users.
 // FerryError is internal; the v2.1 §12 envelope (`toErrorEnvelope`) is what crosses to a model, a
-// tool or an API client, built at one edge each.
+// tool or an API client, built at one edge each (its shape: error-envelope.ts).
+
+import type { ErrorEnvelope } from './error-envelope.js';
 
 export const ERROR_CODES = {
   E_TIMEOUT: {
@@ -193,18 +195,6 @@ export type FerryErrorCode = keyof typeof ERROR_CODES;
 
 export function isFerryErrorCode(value: unknown): value is FerryErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
-}
-
-/** The v2.1 §12 error envelope, exactly as a tool would return it. */
-export interface ErrorEnvelope {
-  results: { error: string };
-  meta_data: {
-    is_error: true;
-    reason: string;
-    error_code: string;
-    details: Record<string, unknown>;
-    retryable: boolean;
-  };
 }
 
 /** Internal error with a code from {@link ERROR_CODES}; `details` become the envelope's details. */

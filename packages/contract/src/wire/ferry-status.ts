@@ -1,35 +1,53 @@
 // What a Ferry runs on, as its startup summary prints it and GET /api/status returns it (the web
 // app's status bar reads it): apps/ferry/src/status.ts fills it from the config and the sandbox probe.
+import { z } from 'zod';
+import { SANDBOX_MODES } from '../protocol/workspace-protocol.js';
 
-import type { SandboxMode } from '../protocol/workspace-protocol.js';
-
-export interface SandboxStatus {
+const SandboxStatusSchema = z.object({
   /** The configured floor. */
-  mode: SandboxMode;
+  mode: z.enum(SANDBOX_MODES),
   /** What local servers get. */
-  effectiveMode: 'sandboxed' | 'unsandboxed' | 'refused';
-  available: boolean;
-  bwrapVersion?: string;
+  effectiveMode: z
+    .enum(['sandboxed', 'unsandboxed', 'refused'])
+    .describe(
+      'refused: mode required without bubblewrap, every local server fails with E_SANDBOX_UNAVAILABLE',
+    ),
+  available: z.boolean(),
+  bwrapVersion: z.string().optional(),
   /** Why the sandbox is unavailable. */
-  reason?: string;
+  reason: z.string().optional(),
   /** Shown loudly whenever tools are not isolated. */
-  warning?: string;
-  /** The host user sandboxed tools run as: `setpriv` (Ferry is root) or `userns` (Ferry's own uid). */
-  runsAs?: { uid: number; gid: number; name: string; how: 'setpriv' | 'userns' };
-  /** What the probe's tool saw: the top level of its root and its uid (the allow-list, checked). */
-  sees?: { root: string[]; uid: number };
-  /** What `"network": true` gets: an isolated user-mode stack, or why there is none. */
-  network?: { available: boolean; helper?: string; reason?: string };
-  summary: string;
-}
+  warning: z.string().optional(),
+  runsAs: z
+    .object({ uid: z.number(), gid: z.number(), name: z.string(), how: z.enum(['setpriv', 'userns']) })
+    .optional()
+    .describe('The host user sandboxed tools run as: setpriv (Ferry is root) or userns (Ferry’s own uid)'),
+  sees: z
+    .object({ root: z.array(z.string()), uid: z.number() })
+    .optional()
+    .describe('What the capability probe’s tool saw: the top level of its root, and its uid'),
+  network: z
+    .object({ available: z.boolean(), helper: z.string().optional(), reason: z.string().optional() })
+    .optional()
+    .describe('What "network": true gets: an isolated user-mode stack, or why there is none'),
+  summary: z.string(),
+});
+export type SandboxStatus = z.infer<typeof SandboxStatusSchema>;
 
-export interface FerryStatus {
-  version: string;
-  storage: string;
-  catalog: string;
-  auth: string;
-  llm: string;
-  sandbox: SandboxStatus;
+const FerryStatusSchema = z.object({
+  version: z.string(),
+  storage: z.string(),
+  catalog: z.string(),
+  auth: z.string(),
+  llm: z.string(),
+  sandbox: SandboxStatusSchema,
   /** Everything an operator should see: sandbox missing, local auth exposed, unknown config. */
-  warnings: string[];
-}
+  warnings: z.array(z.string()),
+});
+export type FerryStatus = z.infer<typeof FerryStatusSchema>;
+
+/** GET /api/status: the effective modes and the warnings to show, and who is asking. */
+export const StatusDtoSchema = z
+  .object({ username: z.string(), ...FerryStatusSchema.shape })
+  .meta({ id: 'Status' });
+export type StatusDto = z.infer<typeof StatusDtoSchema>;

@@ -95,7 +95,7 @@ export function answerFromError(
   };
 }
 
-function uiFile({ output, record, temporary }: StoredOutput, primaryFile: string | undefined): UiFile {
+function uiFile({ output, record }: StoredOutput, primaryFile: string | undefined): UiFile {
   const file: UiFile = {
     id: record.id,
     name: record.name,
@@ -105,7 +105,8 @@ function uiFile({ output, record, temporary }: StoredOutput, primaryFile: string
     viewer: chooseViewer({ mime: record.mime, name: record.name }, output.viewer),
     autoOpen: output.autoOpen,
     deferred: record.source === 'deferred',
-    temporary,
+    // Session-only is the stored record's `persist`, as in the file list (see StoredOutput).
+    temporary: !record.persist,
   };
   if (primaryFile !== undefined && output.name === primaryFile) file.primary = true;
   if (record.category) file.category = record.category;

@@ -58,7 +58,7 @@ export function elicitationHook(
 }
 
 /** A stored file as the `file_stored` event and the answer list it. */
-export function storedSummary({ output, record, temporary }: StoredOutput): StoredFileSummary {
+export function storedSummary({ output, record }: StoredOutput): StoredFileSummary {
   const summary: StoredFileSummary = {
     id: record.id,
     name: record.name,
@@ -66,7 +66,7 @@ export function storedSummary({ output, record, temporary }: StoredOutput): Stor
     size: record.size,
     viewer: output.viewer,
     deferred: record.source === 'deferred',
-    temporary,
+    temporary: !record.persist,
   };
   if (record.category) summary.category = record.category;
   if (record.description) summary.description = record.description;

@@ -1,8 +1,8 @@
 // What a tool echoes back must not smuggle file plumbing into the model's context (DESIGN step 6:
 // "never base64"): the paths and signed URLs Ferry handed over become the file names again, data
-// URIs and long base64 runs are summarized, workspace prefixes are dropped and `token=` query
+// URIs and base64 payloads are summarized, workspace prefixes are dropped and `token=` query
 // values are blanked. Tools' own ordinary URLs and text stay as they are.
-import { redactDataUri, replaceBase64Runs, replaceDataUris } from '@ferry/contract';
+import { redactDataUri, replaceDataUris, summarizeBase64Runs } from '@ferry/contract';
 import type { Workspace } from '../workspace/workspaces.js';
 import type { HandedOver } from './prepare-arguments.js';
 
@@ -24,18 +24,22 @@ export function redactionFor(workspace: Workspace | undefined, handedOver: Hande
 }
 
 // Tool output is hostile input and may be tens of MiB: every pattern here runs in linear time.
-// Data URIs and base64 runs are found by linear scans (@ferry/contract's scan-encoded.ts), not by
-// regular expressions: V8 overflows its stack matching `[A-Za-z0-9+/]{512,}` against a 10 MiB run,
-// and `data:[^,…]*;base64,` backtracks quadratically over text like `data:data:data:…`.
+// Data URIs and base64 payloads are found by linear scans (@ferry/contract's scan-encoded.ts, the
+// rule the agent's scrub uses too), not by regular expressions: V8 overflows its stack matching
+// `[A-Za-z0-9+/]{512,}` against a 10 MiB run, and `data:[^,…]*;base64,` backtracks quadratically
+// over text like `data:data:data:…`.
 // TOKEN_PARAM is a literal followed by one greedy class that nothing after it can make give back:
 // linear as a regular expression.
 const TOKEN_PARAM = /([?&]token=)[^&#\s"'<>]+/gi;
-const MIN_BASE64_RUN = 512;
 /** Deeper values are not walked (results are refused past MAX_RESULT_DEPTH at intake anyway). */
 const MAX_DEPTH = 64;
 const TOO_DEEP = '[nested too deep]';
 
-export function redactString(text: string, redaction: Redaction): string {
+/**
+ * `text` for the model. `label`: the name `text` is the value of (its JSON key), which can make a
+ * base64 run a reference the model hands on (an upload id, a page token).
+ */
+export function redactString(text: string, redaction: Redaction, label?: string): string {
   let out = text;
   // Longest first, so a URL is replaced before a path it happens to contain.
   const references = [...redaction.references].sort((a, b) => b[0].length - a[0].length);
@@ -45,32 +49,21 @@ export function redactString(text: string, redaction: Redaction): string {
   for (const dir of redaction.workspaceDirs) {
     if (dir !== '' && out.includes(`${dir}/`)) out = out.split(`${dir}/`).join('');
   }
-  return redactBase64Runs(redactDataUris(out)).replace(TOKEN_PARAM, '$1[redacted]');
-}
-
-/** `data:<type>;base64,<payload>` → `data:<type>;base64,[<n> bytes]`, in one pass. */
-function redactDataUris(text: string): string {
-  return replaceDataUris(text, redactDataUri);
+  // `data:<type>;base64,<payload>` → `data:<type>;base64,[<n> bytes]`; base64 payloads (by
+  // content, at any length from 16 characters) → `[base64, <n> characters omitted]`.
+  return summarizeBase64Runs(replaceDataUris(out, redactDataUri), label).replace(TOKEN_PARAM, '$1[redacted]');
 }
 
 /**
- * Runs of 512+ base64 characters (plus up to two `=`) become `[base64, <n> characters omitted]`
- * when they look encoded (upper case, lower case and digits mixed); others are ordinary data.
+ * A redacted deep copy of JSON-like data; strings are redacted, object keys are kept. A string's
+ * key (an array's, for its items) labels it.
  */
-function redactBase64Runs(text: string): string {
-  return replaceBase64Runs(text, {
-    minLength: MIN_BASE64_RUN,
-    replace: (run) => `[base64, ${run.length} characters omitted]`,
-  });
-}
-
-/** A redacted deep copy of JSON-like data; strings are redacted, object keys are kept. */
-export function redactValue(value: unknown, redaction: Redaction, depth = 0): unknown {
-  if (typeof value === 'string') return redactString(value, redaction);
+export function redactValue(value: unknown, redaction: Redaction, depth = 0, label?: string): unknown {
+  if (typeof value === 'string') return redactString(value, redaction, label);
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) return TOO_DEEP;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, redaction, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, redaction, depth + 1, label));
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, redactValue(item, redaction, depth + 1)]),
+    Object.entries(value).map(([key, item]) => [key, redactValue(item, redaction, depth + 1, key)]),
   );
 }

@@ -11,10 +11,14 @@ import type { FileRecord, FileStore, PutOptions } from '@ferry/storage';
 import type { ResourceContents } from '../connections/connection.js';
 import type { CollectedFile } from './collect-outputs.js';
 
+/**
+ * A collected file and the record it was stored as. Whether it is session-only is the record's
+ * `persist` (false: temporary), as everywhere Ferry shows a file: storage_action=temporary, the
+ * persist_files_across_sessions flag and a reused earlier version all end up there.
+ */
 export interface StoredOutput {
   output: CollectedFile;
   record: FileRecord;
-  temporary: boolean;
 }
 
 export interface StoreOutputsInput {
@@ -76,7 +80,7 @@ export async function storeOutputs(input: StoreOutputsInput): Promise<StoreOutpu
     if (input.signal) options.signal = input.signal;
     try {
       const record = await input.files.put(input.owner, output.name, body, options);
-      const stored = { output, record, temporary };
+      const stored = { output, record };
       result.stored.push(stored);
       input.onStored?.(stored);
     } catch (error) {

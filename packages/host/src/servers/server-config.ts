@@ -1,10 +1,5 @@
-import {
-  hasOnlyUserPlaceholders,
-  SANDBOX_MODES,
-  type SandboxMode,
-  TIMEOUT_NOTICES,
-  TIMEOUT_SECONDS,
-} from '@ferry/contract';
+import { hasOnlyUserPlaceholders, SANDBOX_MODES, TIMEOUT_NOTICES, TIMEOUT_SECONDS } from '@ferry/contract';
+import type { SandboxServer } from '@ferry/sandbox';
 import { z } from 'zod';
 
 // One entry of the `servers` section of ferry.config, as data. Unknown keys are errors, so a typo
@@ -139,15 +134,12 @@ interface ServerConfigBase {
   readonly enabled: boolean;
 }
 
-/** A local server: one process per (server, user), started by a launcher. */
-export interface StdioServerConfig extends ServerConfigBase {
+/**
+ * A local server: one process per (server, user), started by a launcher. Its command, environment
+ * and sandbox settings are the fields the sandbox's launcher reads (`SandboxServer`).
+ */
+export interface StdioServerConfig extends ServerConfigBase, SandboxServer {
   readonly transport: 'stdio';
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-  readonly sandbox: SandboxMode;
-  readonly network: boolean;
 }
 
 /** A remote server over Streamable HTTP (`http`) or legacy HTTP+SSE (`sse`). */

@@ -7,12 +7,13 @@
 //   matched by inode: ext4 hands a removed directory's inode number to the next one at once.
 // - A directory gone or replaced by a file is unwatched with all below it; its records go (open
 //   windows keep their state at their start).
-import type { BigIntStats, Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { INPUT_DIR_NAME } from '@ferry/contract';
 import { type ChangeRecords, entryOf } from './change-records.js';
 import type { DirectoryWatch, WatchEventKind, WatchHub } from './watch-hub.js';
+import { readWorkspaceDir } from './workspace-snapshot.js';
 
 export type TrackerFailureKind = 'watch' | 'lost-events' | 'replaced' | 'limits' | 'closed';
 
@@ -166,26 +167,15 @@ export function createWatchedTree(options: WatchedTreeOptions): WatchedTree {
       return fail(new TrackerFailure(`cannot watch ${dir}`, 'watch', { cause: error }));
     }
     const watchedAt = hub.current();
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    const subdirs: string[] = [];
-    const files: Promise<unknown>[] = [];
-    for (const entry of entries) {
-      if (depth === 0 && entry.name === INPUT_DIR_NAME) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) subdirs.push(path);
-      else if (entry.isFile()) {
-        records.note(path, trigger, watchedAt + 0.5);
-        files.push(look(path));
-      }
-    }
+    const listed = await readWorkspaceDir(dir, depth);
+    if (!listed) return;
+    const looks = listed.files.map((path) => {
+      records.note(path, trigger, watchedAt + 0.5);
+      return look(path);
+    });
     checkBounds();
-    await Promise.all(files);
-    if (!closed) await Promise.all(subdirs.map((sub) => watchTree(sub, trigger)));
+    await Promise.all(looks);
+    if (!closed) await Promise.all(listed.subdirs.map((sub) => watchTree(sub, trigger)));
   };
 
   return {

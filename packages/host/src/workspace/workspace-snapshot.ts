@@ -28,6 +28,45 @@ export interface SnapshotOptions {
   maxDepth?: number;
 }
 
+export interface WorkspaceDir {
+  subdirs: string[];
+  /** Regular files (by their directory entry; a symbolic link is neither this nor a subdir). */
+  files: string[];
+  /** Entries looked at, at most `limit`. */
+  seen: number;
+  /** More entries than `limit`: the lists miss some. */
+  cut: boolean;
+}
+
+/**
+ * One directory of a workspace, as both detection methods read it: host paths of its
+ * subdirectories and regular files, `input_files/` at the top left out. Undefined when it cannot
+ * be read (removed or made unreadable by the tool meanwhile: nothing to detect there).
+ */
+export async function readWorkspaceDir(
+  dir: string,
+  depth: number,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<WorkspaceDir | undefined> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const cut = entries.length > limit;
+  if (cut) entries = entries.slice(0, limit);
+  const subdirs: string[] = [];
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (depth === 0 && entry.name === INPUT_DIR_NAME) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) subdirs.push(path);
+    else if (entry.isFile()) files.push(path);
+  }
+  return { subdirs, files, seen: entries.length, cut };
+}
+
 export async function snapshotWorkspace(hostDir: string, options: SnapshotOptions = {}) {
   const maxEntries = options.maxEntries ?? 10_000;
   const maxDepth = options.maxDepth ?? 16;
@@ -36,28 +75,14 @@ export async function snapshotWorkspace(hostDir: string, options: SnapshotOption
   let truncated = false;
 
   const walk = async (dir: string, depth: number): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      // Removed or made unreadable by the tool while we walk: nothing to detect there.
-      return;
-    }
-    const subdirs: string[] = [];
-    const regular: string[] = [];
-    for (const entry of entries) {
-      if (++visited > maxEntries) {
-        truncated = true;
-        break;
-      }
-      if (depth === 0 && entry.name === INPUT_DIR_NAME) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) subdirs.push(path);
-      else if (entry.isFile()) regular.push(path);
-    }
+    const listed = await readWorkspaceDir(dir, depth, maxEntries - visited);
+    if (!listed) return;
+    visited += listed.seen;
+    if (listed.cut) truncated = true;
+    const { subdirs } = listed;
     // lstat in parallel: the libuv pool overlaps them, which matters with thousands of files.
     await Promise.all(
-      regular.map(async (path) => {
+      listed.files.map(async (path) => {
         try {
           const stats = await lstat(path, { bigint: true });
           if (stats.isFile()) files.set(path, { size: stats.size, mtimeNs: stats.mtimeNs, ino: stats.ino });

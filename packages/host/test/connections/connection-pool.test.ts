@@ -1,36 +1,19 @@
 import { isGone, waitUntilGone } from '@ferry/test-helpers/processes';
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionPool, ToolConnection } from '../../src/connections/connection.js';
+import { describe, expect, it } from 'vitest';
+import type { ToolConnection } from '../../src/connections/connection.js';
 import type { ConnectionEvent } from '../../src/connections/connection-events.js';
-import { createConnectionPool } from '../../src/connections/connection-pool.js';
 import type { ServerConfigInput } from '../../src/servers/server-config.js';
-import { createServerRegistry } from '../../src/servers/server-registry.js';
-import { createEventLog, type EventLog } from '../support/event-log.js';
+import type { EventLog } from '../support/event-log.js';
+import { never, poolPerTest, textOf } from '../support/pool-per-test.js';
 import { fixtureServer } from '../support/servers.js';
 
 // The pool against the fixture server over stdio (a real process per connection): reuse,
 // per-user processes, idle reaping, restart after a crash, process-group kill, large results,
 // tools/list caching, progress and cancellation.
 
-let pool: ConnectionPool | undefined;
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-});
-
-function start(servers: Record<string, ServerConfigInput> = { fixture: fixtureServer() }) {
-  const log = createEventLog();
-  pool = createConnectionPool({
-    registry: createServerRegistry(servers),
-    onEvent: log.listener,
-    onStderr: () => {},
-  });
-  return { pool, log };
-}
-
-const never = () => new AbortController().signal;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const startPool = poolPerTest();
+const start = (servers: Record<string, ServerConfigInput> = { fixture: fixtureServer() }) =>
+  startPool(servers);
 const call = async (connection: ToolConnection, name: string, args: Record<string, unknown> = {}) =>
   textOf(await connection.callTool({ name, arguments: args }, { signal: never() }));
 const closedEvent = (log: EventLog, pid: number | undefined) =>
@@ -59,24 +42,25 @@ describe('connection pool: local servers over stdio', () => {
 
   it('starts at most maxConcurrentStarts local servers at once; the rest wait their turn', async () => {
     const timeline: string[] = [];
-    pool = createConnectionPool({
-      registry: createServerRegistry({ fixture: fixtureServer() }),
-      onEvent: (event) => {
-        if (event.type === 'connected') timeline.push(`connected ${event.user}`);
+    const { pool } = startPool(
+      { fixture: fixtureServer() },
+      {
+        onEvent: (event) => {
+          if (event.type === 'connected') timeline.push(`connected ${event.user}`);
+        },
+        maxConcurrentStarts: 1,
+        launcher: (server, user) => {
+          timeline.push(`launch ${user}`);
+          return {
+            command: server.command,
+            args: [...server.args],
+            env: { ...process.env } as Record<string, string>,
+          };
+        },
       },
-      onStderr: () => {},
-      maxConcurrentStarts: 1,
-      launcher: (server, user) => {
-        timeline.push(`launch ${user}`);
-        return {
-          command: server.command,
-          args: [...server.args],
-          env: { ...process.env } as Record<string, string>,
-        };
-      },
-    });
+    );
     const users = ['u1', 'u2', 'u3'];
-    const connections = await Promise.all(users.map((user) => (pool as ConnectionPool).get('fixture', user)));
+    const connections = await Promise.all(users.map((user) => pool.get('fixture', user)));
     expect(new Set(connections.map((c) => c.pid)).size).toBe(3);
     // With one slot, each launch waits until the previous server has connected.
     expect(timeline).toHaveLength(6);

@@ -2,35 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INHERITED_ENV_VARS } from '@ferry/sandbox';
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionPool } from '../../src/connections/connection.js';
-import { createConnectionPool } from '../../src/connections/connection-pool.js';
-import type { ServerConfigInput } from '../../src/servers/server-config.js';
-import { createServerRegistry } from '../../src/servers/server-registry.js';
-import { createEventLog } from '../support/event-log.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { never, poolPerTest, textOf } from '../support/pool-per-test.js';
 import { everythingServer, filesystemServer } from '../support/servers.js';
 
 // The published reference servers, unmodified, over stdio through the pool.
 
-let pool: ConnectionPool | undefined;
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-});
-
-function start(servers: Record<string, ServerConfigInput>) {
-  const log = createEventLog();
-  pool = createConnectionPool({
-    registry: createServerRegistry(servers),
-    onEvent: log.listener,
-    onStderr: () => {},
-  });
-  return { pool, log };
-}
-
-const never = () => new AbortController().signal;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const start = poolPerTest();
 
 describe('@modelcontextprotocol/server-everything over stdio', () => {
   it('lists its tools and calls echo', async () => {

@@ -2,23 +2,13 @@
 // body, is cut off as it arrives (the body is never read past the limit), only its call fails
 // with E_RESULT_TOO_LARGE, and the session goes on serving.
 import { FerryError } from '@ferry/contract';
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionPool } from '../../src/connections/connection.js';
-import { createConnectionPool } from '../../src/connections/connection-pool.js';
-import { createServerRegistry } from '../../src/servers/server-registry.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixtureServer } from '../support/fixture-server.js';
 import { startHttpMcpServer, type TestHttpServer } from '../support/http-server.js';
+import { never, poolPerTest, textOf } from '../support/pool-per-test.js';
 
 const MIB = 1024 * 1024;
-const never = () => new AbortController().signal;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
-
-let pool: ConnectionPool | undefined;
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-});
+const start = poolPerTest();
 
 describe.each([
   ['an event stream', false],
@@ -31,10 +21,7 @@ describe.each([
   afterAll(() => http.close());
 
   it('fails a call whose answer is over maxResultBytes and keeps the session', async () => {
-    pool = createConnectionPool({
-      registry: createServerRegistry({ remote: { transport: 'http', url: http.url } }),
-      maxResultBytes: MIB,
-    });
+    const { pool } = start({ remote: { transport: 'http', url: http.url } }, { maxResultBytes: MIB });
     const connection = await pool.get('remote', 'alice');
     const failure = await connection
       .callTool({ name: 'big', arguments: { bytes: 2 * MIB } }, { signal: never() })

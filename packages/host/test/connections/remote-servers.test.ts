@@ -1,31 +1,14 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectionPool } from '../../src/connections/connection.js';
-import { createConnectionPool } from '../../src/connections/connection-pool.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConfigInput } from '../../src/servers/server-config.js';
-import { createServerRegistry } from '../../src/servers/server-registry.js';
-import { createEventLog } from '../support/event-log.js';
 import { type EverythingSse, startEverythingSse } from '../support/everything-sse.js';
 import { createFixtureServer } from '../support/fixture-server.js';
 import { startHttpMcpServer, type TestHttpServer } from '../support/http-server.js';
+import { never, poolPerTest, textOf } from '../support/pool-per-test.js';
 
 // Remote servers: the fixture server over Streamable HTTP in this process, and the published
 // server-everything in its legacy HTTP+SSE mode (SDK v2 has no SSE server transport).
 
-let pool: ConnectionPool | undefined;
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-});
-
-function start(servers: Record<string, ServerConfigInput>) {
-  const log = createEventLog();
-  pool = createConnectionPool({ registry: createServerRegistry(servers), onEvent: log.listener });
-  return { pool, log };
-}
-
-const never = () => new AbortController().signal;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const start = poolPerTest();
 
 describe('Streamable HTTP', () => {
   let http: TestHttpServer;

@@ -1,9 +1,5 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionPool } from '../../src/connections/connection.js';
-import { createConnectionPool } from '../../src/connections/connection-pool.js';
-import { createServerRegistry } from '../../src/servers/server-registry.js';
-import { createEventLog } from '../support/event-log.js';
+import { describe, expect, it } from 'vitest';
+import { never, poolPerTest, textOf } from '../support/pool-per-test.js';
 
 // tools/list against a minimal stdio server that pages its list (one tool per page) and counts
 // the tools/list requests it receives, so the cache is checked on the wire, not by identity.
@@ -33,23 +29,12 @@ rl.on('line', (text) => {
   }
 });`;
 
-let pool: ConnectionPool | undefined;
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-});
-
-const never = () => new AbortController().signal;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const start = poolPerTest();
 
 describe('tools/list cache', () => {
   it('fetches every page once, serves the cache, and refetches after list_changed', async () => {
-    const log = createEventLog();
-    pool = createConnectionPool({
-      registry: createServerRegistry({
-        paged: { transport: 'stdio', command: process.execPath, args: ['-e', PAGED_SERVER] },
-      }),
-      onEvent: log.listener,
+    const { pool, log } = start({
+      paged: { transport: 'stdio', command: process.execPath, args: ['-e', PAGED_SERVER] },
     });
     const connection = await pool.get('paged', 'alice');
     const count = async () =>

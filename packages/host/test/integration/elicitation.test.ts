@@ -82,6 +82,21 @@ function startReview(server = 'xfile') {
   return { events, question, response };
 }
 
+/** Answers the question as alice; `fields` add to or override that (wrong answers included). */
+function reply(
+  asked: Extract<CallEvent, { type: 'elicitation' }>,
+  action: 'accept' | 'decline' | 'cancel',
+  fields: Record<string, unknown> = {},
+) {
+  return host.answerElicitation({
+    callId: asked.callId,
+    elicitationId: asked.elicitationId,
+    owner: owners.alice as string,
+    action,
+    ...fields,
+  });
+}
+
 describe('elicitation with a file field', () => {
   it('asks with the form and its file fields, and delivers the picked file as a data URI', async () => {
     const { events, question, response } = startReview();
@@ -92,14 +107,7 @@ describe('elicitation with a file field', () => {
     ]);
     expect(asked.requestedSchema).toMatchObject({ properties: { note: { type: 'string' } } });
 
-    const answer = (overrides: Record<string, unknown>) =>
-      host.answerElicitation({
-        callId: asked.callId,
-        elicitationId: asked.elicitationId,
-        owner: owners.alice as string,
-        action: 'accept',
-        ...overrides,
-      });
+    const answer = (fields: Record<string, unknown>) => reply(asked, 'accept', fields);
     // Wrong answers are refused and the question stays open.
     await expect(answer({ files: { document: fileIds.png } })).rejects.toMatchObject({
       code: 'E_FILE_TYPE_REJECTED',
@@ -115,14 +123,7 @@ describe('elicitation with a file field', () => {
       /urgent must be a boolean/,
     );
     // Another user cannot answer it.
-    expect(
-      await host.answerElicitation({
-        callId: asked.callId,
-        elicitationId: asked.elicitationId,
-        owner: owners.bob as string,
-        action: 'decline',
-      }),
-    ).toBe(false);
+    expect(await reply(asked, 'decline', { owner: owners.bob as string })).toBe(false);
 
     expect(
       await answer({ files: { document: fileIds.csv }, content: { note: 'use Q3', urgent: true } }),
@@ -150,12 +151,7 @@ describe('elicitation with a file field', () => {
   it('a decline reaches the server as decline', async () => {
     const { question, response } = startReview();
     const asked = await question;
-    await host.answerElicitation({
-      callId: asked.callId,
-      elicitationId: asked.elicitationId,
-      owner: owners.alice as string,
-      action: 'decline',
-    });
+    await reply(asked, 'decline');
     expect((await response).forModel.results).toEqual({ action: 'decline' });
   });
 
@@ -164,13 +160,7 @@ describe('elicitation with a file field', () => {
     const asked = await question;
     // A person taking their time: this wait is the behaviour under test, not a race.
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    await host.answerElicitation({
-      callId: asked.callId,
-      elicitationId: asked.elicitationId,
-      owner: owners.alice as string,
-      action: 'accept',
-      files: { document: fileIds.csv as string },
-    });
+    await reply(asked, 'accept', { files: { document: fileIds.csv as string } });
     const done = await response;
     expect(done.status, JSON.stringify(done.forUi.error)).toBe('finished');
     expect(events.some((event) => event.type === 'notice')).toBe(false);
@@ -209,21 +199,10 @@ it('FerryError is what a refused answer throws', async () => {
   // Keeps the API's mapping honest: answers fail with FerryError codes, not plain Errors.
   const { question, response } = startReview();
   const asked = await question;
-  const refused = await host
-    .answerElicitation({
-      callId: asked.callId,
-      elicitationId: asked.elicitationId,
-      owner: owners.alice as string,
-      action: 'accept',
-      files: { document: 'no-such-id' },
-    })
-    .catch((error: unknown) => error);
+  const refused = await reply(asked, 'accept', { files: { document: 'no-such-id' } }).catch(
+    (error: unknown) => error,
+  );
   expect(refused).toBeInstanceOf(FerryError);
-  await host.answerElicitation({
-    callId: asked.callId,
-    elicitationId: asked.elicitationId,
-    owner: owners.alice as string,
-    action: 'cancel',
-  });
+  await reply(asked, 'cancel');
   expect((await response).forModel.results).toEqual({ action: 'cancel' });
 });

@@ -89,7 +89,6 @@ describe('answer', () => {
       {
         output: output('report.html'),
         record: record('report.html', { description: 'The report' }),
-        temporary: false,
       },
     ];
     const result = answer({ outcome, stored, rejected: [], unstored: [], warnings: [], redaction });
@@ -134,6 +133,45 @@ describe('answer', () => {
     ]);
     expect(JSON.stringify(result.forModel)).not.toContain('/etc/passwd');
     expect(result.forUi.rejected).toEqual(rejected);
+  });
+
+  it('summarizes short base64 in structuredContent; ids, hashes, JWTs and named references reach the model', () => {
+    const thumbnail = Buffer.from(Array.from({ length: 45 }, (_, i) => (i * 151 + 7) % 256)).toString(
+      'base64',
+    );
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const uploadId = Buffer.from(Array.from({ length: 60 }, (_, i) => (i * 89 + 3) % 256)).toString(
+      'base64url',
+    );
+    const jwt =
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+    const kept = {
+      id: '550e8400-e29b-41d4-a716-446655440000',
+      sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      session: jwt,
+      UploadId: uploadId,
+      note: `uploaded as ${uploadId.slice(0, 40)}`,
+    };
+    const result = normalizeToolResult({
+      content: [{ type: 'text', text: 'done' }],
+      structuredContent: { results: { ...kept, thumbnail, icons: [png], caption: `raw ${thumbnail} end` } },
+    });
+    if (!result.ok) throw new Error(result.error);
+    const { forModel } = answer({
+      outcome: result.outcome,
+      stored: [],
+      rejected: [],
+      unstored: [],
+      warnings: [],
+    });
+    expect(thumbnail).toHaveLength(60);
+    expect(forModel.results).toEqual({
+      ...kept,
+      thumbnail: '[base64, 60 characters omitted]',
+      icons: [`[base64, ${png.length} characters omitted]`],
+      caption: 'raw [base64, 60 characters omitted] end',
+    });
   });
 
   it("a tool's own error reaches the model as message and suggestion", () => {

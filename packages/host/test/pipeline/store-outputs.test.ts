@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { DisplayHints } from '@ferry/contract';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { answer } from '../../src/pipeline/answer.js';
+import { storedSummary } from '../../src/pipeline/call-event-hooks.js';
 import { collectOutputs } from '../../src/pipeline/collect-outputs.js';
 import { type StoredOutput, storeOutputs } from '../../src/pipeline/store-outputs.js';
 import type { Workspace } from '../../src/workspace/workspaces.js';
@@ -34,7 +36,7 @@ async function run(result: CallToolResult, ws: Workspace, display?: Partial<Disp
     display: { ...collected.outcome.display, ...display },
     onStored: (s) => seen.push(s),
   });
-  return { stored, seen };
+  return { stored, seen, outcome: collected.outcome };
 }
 
 describe('storeOutputs', () => {
@@ -109,11 +111,48 @@ describe('storeOutputs', () => {
       category: 'scratch',
       expiresAt: null,
     });
-    expect(a?.temporary).toBe(true);
+    expect(a && storedSummary(a).temporary).toBe(true);
     expect(draft?.record).toMatchObject({ source: 'deferred', persist: false });
     const expires = draft?.record.expiresAt?.getTime() ?? 0;
     expect(expires).toBeGreaterThanOrEqual(before + 2 * 3_600_000 - 1000);
     expect(expires).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000 + 1000);
+  });
+
+  it('session-only is what the stored record says, in the file_stored summary, the answer and the store', async () => {
+    // persist_files_across_sessions off: every file is session-only, whatever storage_action says.
+    // On: only storage_action=temporary makes one so. The file list (GET /api/files) reads the
+    // same record (apps/ferry/test/files/temporary-flag.test.ts checks all three over HTTP).
+    for (const [persistFlag, storageAction, sessionOnly] of [
+      [false, 'store', true],
+      [false, 'temporary', true],
+      [true, 'store', false],
+      [true, 'temporary', true],
+    ] as const) {
+      st = await openTestStorage({ persist_files_across_sessions: persistFlag });
+      const ws = await st.workspaces.forUser('alice');
+      const result = json({
+        results: 1,
+        artifacts: [{ name: 'a.txt', b64: 'QQ==', mime: 'text/plain' }],
+        display: { storage_action: storageAction },
+      });
+      const { stored, seen, outcome } = await run(result, ws);
+      const answered = answer({ outcome, ...stored, warnings: [] });
+      const [file] = seen;
+      if (!file) throw new Error('nothing stored');
+      const listed = (await st.files.list(st.owner)).items;
+      const case_ = `persist_files_across_sessions=${persistFlag}, storage_action=${storageAction}`;
+      expect(storedSummary(file).temporary, case_).toBe(sessionOnly);
+      expect(
+        answered.forUi.files.map((f) => f.temporary),
+        case_,
+      ).toEqual([sessionOnly]);
+      expect(
+        listed.map((r) => [r.id, !r.persist]),
+        case_,
+      ).toEqual([[file.record.id, sessionOnly]]);
+      await st.close();
+      st = undefined;
+    }
   });
 
   it('a file the store refuses is rejected with its code; the others are stored; links stay unstored', async () => {

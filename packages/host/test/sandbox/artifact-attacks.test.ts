@@ -4,6 +4,7 @@
 import { link, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { processesWith } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ATTACK_SERVER,
@@ -11,7 +12,6 @@ import {
   expectLegitimateWork,
   MAX_FILE_MB,
   openSandboxedHost,
-  processesWith,
   readStored,
   rejectedCodes,
   type SandboxedHost,

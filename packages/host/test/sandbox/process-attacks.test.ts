@@ -5,12 +5,12 @@ import { createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { probeSandbox } from '@ferry/sandbox';
+import { processesWith } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ATTACK_SERVER,
   expectLegitimateWork,
   openSandboxedHost,
-  processesWith,
   type SandboxedHost,
   TEST_LIMITS,
 } from './support/sandboxed-host.js';

@@ -7,13 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ToolCallResponse } from '@ferry/contract';
+import { processesWith } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  openSandboxedHost,
-  processesWith,
-  type SandboxedHost,
-  sandboxedExample,
-} from './support/sandboxed-host.js';
+import { openSandboxedHost, type SandboxedHost, sandboxedExample } from './support/sandboxed-host.js';
 
 /** Host pids of the flood server's node processes: those whose program is node itself. */
 function toolProcesses(): number[] {

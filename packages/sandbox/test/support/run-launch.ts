@@ -2,11 +2,11 @@
 // stdin a pipe), collects its output, and checks that nothing of it survives. Also the loud
 // failure every real-sandbox test starts with: never a skip.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LaunchSpec } from '../../src/launch-spec.js';
+import { liveProcesses, processesWith } from '@ferry/test-helpers/processes';
+import type { LaunchSpec, SandboxServer } from '../../src/launch-spec.js';
 import { probeSandbox, type SandboxProbe } from '../../src/probe-sandbox.js';
 
 export async function requireSandbox(): Promise<SandboxProbe> {
@@ -70,6 +70,19 @@ export function start(spec: LaunchSpec): Running {
   };
 }
 
+/** A server that is `/bin/sh -c <script>`: sandbox required, no network, unless `extra` says otherwise. */
+export function shServer(script: string, extra: Partial<SandboxServer> = {}): SandboxServer {
+  return {
+    name: 'sh',
+    command: '/bin/sh',
+    args: ['-c', script],
+    env: {},
+    sandbox: 'required',
+    network: false,
+    ...extra,
+  };
+}
+
 export async function run(spec: LaunchSpec, stdin = ''): Promise<Ran> {
   const running = start(spec);
   running.write(stdin);
@@ -77,35 +90,20 @@ export async function run(spec: LaunchSpec, stdin = ''): Promise<Ran> {
   return running.exited;
 }
 
-/**
- * Live (not zombie) processes whose command line contains `marker`, or (`argv0`) whose first
- * argument starts with it: what `exec -a <name>` sets.
- */
-export function processesWith(marker: string, match: 'anywhere' | 'argv0' = 'anywhere'): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (match === 'argv0' ? cmdline.startsWith(marker) : cmdline.includes(marker))
-        found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-export async function waitForNone(marker: string, timeoutMs = 5000): Promise<number[]> {
+/** Polls `list` every `intervalMs` until it is empty or `timeoutMs` passed; returns what is left. */
+async function waitForEmpty(list: () => number[], timeoutMs: number, intervalMs: number): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
-  let left = processesWith(marker);
+  let left = list();
   while (left.length > 0 && Date.now() < deadline) {
-    await delay(50);
-    left = processesWith(marker);
+    await delay(intervalMs);
+    left = list();
   }
   return left;
+}
+
+/** Waits (up to `timeoutMs`) until no live process has `marker` in its command line. */
+export function waitForNone(marker: string, timeoutMs = 5000): Promise<number[]> {
+  return waitForEmpty(() => processesWith(marker), timeoutMs, 50);
 }
 
 /**
@@ -118,29 +116,12 @@ export function hostTempDir(prefix: string): Promise<string> {
 
 /** Live (not zombie) members of a process group: what a killed or finished launch leaves behind. */
 export function groupMembers(pgid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z' && Number(group) === pgid) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
+  return liveProcesses(([, , group]) => Number(group) === pgid);
 }
 
 /** Waits (up to `timeoutMs`) until the process group is empty; returns what is left. */
-export async function waitForGroupGone(pgid: number, timeoutMs = 3000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = groupMembers(pgid);
-  while (left.length > 0 && Date.now() < deadline) {
-    await delay(20);
-    left = groupMembers(pgid);
-  }
-  return left;
+export function waitForGroupGone(pgid: number, timeoutMs = 3000): Promise<number[]> {
+  return waitForEmpty(() => groupMembers(pgid), timeoutMs, 20);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { CatalogDeps } from './catalog-deps.js';
+import { unexpired } from './expiry.js';
 import { fileWrites } from './file-writes.js';
 import { listFiles } from './list-files.js';
 import { migrateCatalog } from './migrations.js';
@@ -12,14 +13,15 @@ import type { Catalog, FileRecord } from './types.js';
 import { userMethods } from './users.js';
 
 export interface KyselyCatalogOptions {
-  /** Clock for `created_at`. @default () => new Date() */
+  /** Clock for `created_at` and for what has expired. @default () => new Date() */
   now?: () => Date;
 }
 
 /**
  * The catalog, written once over Kysely. Dialect factories (sqlite.ts, postgres.ts) pass the
  * Kysely instance and the traits that say how their values and errors look. Every owner-facing
- * query below starts from `owner = ?`; the cross-owner ones live in sweeper-queries.ts.
+ * query below starts from `owner = ?`; the cross-owner ones live in sweeper-queries.ts. Reads see
+ * only ready rows that have not expired (expiry.ts).
  */
 export function createKyselyCatalog(
   db: Kysely<CatalogTables>,
@@ -28,7 +30,12 @@ export function createKyselyCatalog(
 ): Catalog {
   const deps: CatalogDeps = { db, traits, now: options.now ?? (() => new Date()) };
   const owned = (owner: string) =>
-    db.selectFrom('files').selectAll().where('owner', '=', owner).where('status', '=', 'ready');
+    db
+      .selectFrom('files')
+      .selectAll()
+      .where('owner', '=', owner)
+      .where('status', '=', 'ready')
+      .where(unexpired('expires_at', traits, deps.now()));
 
   const get = async (owner: string, id: string): Promise<FileRecord | undefined> => {
     const row = await owned(owner).where('id', '=', id).executeTakeFirst();
@@ -58,7 +65,7 @@ export function createKyselyCatalog(
       return rows.map(toFileRecord);
     },
 
-    list: (owner, listOptions) => listFiles(db, traits, owner, listOptions),
+    list: (owner, listOptions) => listFiles(deps, owner, listOptions),
 
     async delete(owner, id) {
       const rows = await db

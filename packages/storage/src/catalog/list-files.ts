@@ -1,24 +1,28 @@
 import { FerryError } from '@ferry/contract';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import type { CatalogDeps } from './catalog-deps.js';
+import { unexpired } from './expiry.js';
 import { toFileRecord, toNumber } from './rows.js';
-import type { CatalogTables } from './tables.js';
-import type { CatalogTraits } from './traits.js';
 import type { ListOptions, ListResult } from './types.js';
 
 const MAX_LIMIT = 1000;
 const SOURCES = new Set(['uploaded', 'generated', 'deferred']);
 
-/** My Files listing: one owner's ready rows, filtered, sorted and paged. */
+/** My Files listing: one owner's ready rows that have not expired, filtered, sorted and paged. */
 export async function listFiles(
-  db: Kysely<CatalogTables>,
-  traits: CatalogTraits,
+  { db, traits, now }: CatalogDeps,
   owner: string,
   options: ListOptions = {},
 ): Promise<ListResult> {
   const { sort = 'name', order = 'asc', limit = 100, offset = 0 } = options;
   checkOptions(options, limit, offset);
 
-  let query = db.selectFrom('files').where('files.owner', '=', owner).where('files.status', '=', 'ready');
+  const at = now();
+  let query = db
+    .selectFrom('files')
+    .where('files.owner', '=', owner)
+    .where('files.status', '=', 'ready')
+    .where(unexpired('files.expires_at', traits, at));
   if (options.source !== undefined) query = query.where('files.source', '=', options.source);
   if (options.sessionId !== undefined) query = query.where('files.session_id', '=', options.sessionId);
   if (options.query !== undefined && options.query !== '') {
@@ -28,6 +32,8 @@ export async function listFiles(
     query = query.where(sql<boolean>`lower(${sql.ref('files.name')}) like ${pattern} escape '!'`);
   }
   if (options.allVersions !== true) {
+    // An expired newer version hides nothing: the latest of a name is its newest live version,
+    // as latestByName answers.
     query = query.where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -36,6 +42,7 @@ export async function listFiles(
             .whereRef('newer.owner', '=', 'files.owner')
             .whereRef('newer.name', '=', 'files.name')
             .where('newer.status', '=', 'ready')
+            .where(unexpired('newer.expires_at', traits, at))
             .whereRef('newer.version', '>', 'files.version'),
         ),
       ),

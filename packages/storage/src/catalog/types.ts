@@ -1,31 +1,26 @@
 // The catalog's public shapes. Rows come back camelCased and typed the same on every dialect:
 // sizes are numbers, timestamps Dates, `persist` a boolean, `info` parsed JSON.
-import type { FileInfo, FileSource } from '@ferry/contract';
+import type { FileDto, FileInfo, FileSource } from '@ferry/contract';
 import type { Kysely } from 'kysely';
 import type { CatalogTables } from './tables.js';
 import type { CatalogTraits } from './traits.js';
 
-/** A stored, ready version of a logical file. */
-export interface FileRecord {
-  id: string;
+/**
+ * A stored, ready version of a logical file. The fields the API shows are FileDto's (@ferry/contract);
+ * the rest it never shows, and its Dates and `persist` are FileDto's ISO strings and `!temporary`.
+ */
+export interface FileRecord
+  extends Pick<
+    FileDto,
+    'id' | 'name' | 'version' | 'size' | 'mime' | 'sha256' | 'source' | 'category' | 'description' | 'info'
+  > {
   owner: string;
-  /** Normalized logical name; unique per owner together with `version`. */
-  name: string;
-  /** 1 for the first version of a name, then 2, 3, … without gaps (deletes may leave holes). */
-  version: number;
-  size: number;
-  mime: string;
-  sha256: string;
-  source: FileSource;
-  category: string | null;
-  description: string | null;
   sessionId: string | null;
   /** false = session-only: deleted with its session. */
   persist: boolean;
   expiresAt: Date | null;
   /** When this version became ready. */
   createdAt: Date;
-  info: FileInfo | null;
   /** Opaque blob driver key; never shown to users. */
   blobKey: string;
 }
@@ -192,6 +187,8 @@ export interface Catalog {
     fields: FinalizeFields,
   ): Promise<{ file: FileRecord; reused: boolean }>;
 
+  // The reads below see ready rows whose `expiresAt` is still ahead of the catalog's clock: an
+  // expired file is gone for them at once, whether or not the sweeper has removed it yet.
   get(owner: string, id: string): Promise<FileRecord | undefined>;
   latestByName(owner: string, name: string): Promise<FileRecord | undefined>;
   /** Newest first. */

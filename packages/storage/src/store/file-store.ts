@@ -16,8 +16,8 @@ import {
   type FileSource,
   formatBytesExact,
   isValidUsername,
-  normalizeFilename,
   OCTET_STREAM,
+  usableFilename,
 } from '@ferry/contract';
 import type { BlobDriver, ByteRange } from '../blob/driver.js';
 import type { Catalog, FileRecord, ListOptions, ListResult, Usage } from '../catalog/types.js';
@@ -35,7 +35,10 @@ export interface FileStoreOptions {
   catalog: Catalog;
   config: StorageConfig;
   tokens: TokenSigner;
-  /** @default () => new Date() */
+  /**
+   * Stamps expiries and drives the sweep. The catalog decides what has expired for reads by its
+   * own clock: give both the same one (openStorage does). @default () => new Date()
+   */
   now?: () => Date;
   /** Pending rows and partial blobs older than this are crash leftovers. @default 1 hour */
   pendingGraceMs?: number;
@@ -119,7 +122,10 @@ export interface FileStore {
   endSession(sessionId: string): Promise<number>;
   /** Sessions with session-only files whose newest was stored before `lastFileBefore`. */
   idleSessions(lastFileBefore: Date): Promise<string[]>;
-  /** Removes expired files, crash leftovers and partial blobs. */
+  /**
+   * Reclaims the space of expired files (already invisible to every read), crash leftovers and
+   * partial blobs.
+   */
   sweep(): Promise<SweepResult>;
   signDownload(owner: string, fileId: string, ttlSeconds?: number): string;
   verifyDownload(token: unknown, expected: { owner?: string; fileId: string }): TokenVerification;
@@ -147,7 +153,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     if ('id' in ref) record = await catalog.get(owner, ref.id);
     else if (ref.version === undefined) record = await latestByEitherName(owner, ref.name);
     else
-      record = (await catalog.versions(owner, normalizeFilename(ref.name))).find(
+      record = (await catalog.versions(owner, storedName(ref.name))).find(
         (row) => row.version === ref.version,
       );
     if (!record) {
@@ -160,7 +166,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
 
   // Tool arguments and API paths may carry the name as typed or as stored.
   const latestByEitherName = async (owner: string, name: string) =>
-    (await catalog.latestByName(owner, name)) ?? (await catalog.latestByName(owner, normalizeFilename(name)));
+    (await catalog.latestByName(owner, name)) ?? (await catalog.latestByName(owner, storedName(name)));
 
   const removeRow = async (owner: string, id: string) => {
     for (const key of await catalog.delete(owner, id)) await blobs.delete(key);
@@ -249,17 +255,15 @@ export function createFileStore(options: FileStoreOptions): FileStore {
       return { file, range, stream: await blobs.get(file.blobKey, range) };
     },
     list: (owner, opts) => catalog.list(owner, opts),
-    versions: (owner, name) => catalog.versions(owner, normalizeFilename(name)),
-    resolve: async (owner, name) =>
-      (await catalog.latestByName(owner, name)) ??
-      (await catalog.latestByName(owner, normalizeFilename(name))),
-    rename: (owner, id, newName) => catalog.rename(owner, id, checkedName(newName)),
+    versions: (owner, name) => catalog.versions(owner, storedName(name)),
+    resolve: latestByEitherName,
+    rename: async (owner, id, newName) => catalog.rename(owner, id, checkedName(newName)),
     delete: async (owner, id) => {
       await stat(owner, { id });
       await removeRow(owner, id);
     },
     deleteAllVersions: async (owner, name) => {
-      const keys = await catalog.deleteAllVersions(owner, normalizeFilename(name));
+      const keys = await catalog.deleteAllVersions(owner, storedName(name));
       for (const key of keys) await blobs.delete(key);
       return keys.length;
     },
@@ -322,21 +326,29 @@ function tooLarge(max: number): (size: number) => Error {
 }
 
 /**
- * Every incoming name goes through the contract's normalizer. A name with nothing usable in it
- * (`../..`, `///`, `...`) is refused rather than silently stored as `file`.
+ * The stored form of a name someone typed, for lookups. A name with nothing usable in it names no
+ * file (stored names are never empty), rather than whatever is stored as `file`.
+ */
+function storedName(name: string): string {
+  return usableFilename(name) ?? '';
+}
+
+/**
+ * Every incoming name (upload, rename, tool output) goes through the contract's normalizer, the
+ * same for every way a name enters: `..\..\windows\system32\file` and `a/file` are stored as
+ * `file`. A name with nothing usable in it (`../..`, `///`, `...`) is refused rather than stored
+ * under a made-up name.
  */
 function checkedName(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') {
     throw new FerryError('E_INVALID_INPUT', 'A file name is required', { field: 'name' });
   }
-  const name = normalizeFilename(raw);
-  if (name === 'file' && !/^\s*file\s*$/i.test(raw)) {
+  const name = usableFilename(raw);
+  if (name === undefined) {
     throw new FerryError(
       'E_INVALID_INPUT',
       `File name ${JSON.stringify(raw.slice(0, 100))} has no usable characters`,
-      {
-        field: 'name',
-      },
+      { field: 'name' },
     );
   }
   return name;

@@ -41,6 +41,40 @@ export function sweeperTests(ctx: CatalogContext): void {
     expect(everything.map((f) => f.id)).not.toContain(never.id);
   });
 
+  it('reads never see a row whose expiry has passed, swept or not; expired still finds it', async () => {
+    const owner = await newUser(ctx.catalog);
+    const past = new Date(Date.now() - 1000);
+    const future = new Date(Date.now() + 3_600_000);
+    const gone = await addFile(ctx.catalog, owner, 'gone.md', { source: 'deferred', expiresAt: past });
+    const live = await addFile(ctx.catalog, owner, 'live.md', { source: 'deferred', expiresAt: future });
+    // A name whose newest version expired: its older version is the latest again.
+    const v1 = await addFile(ctx.catalog, owner, 'notes.md');
+    const v2 = await addFile(ctx.catalog, owner, 'notes.md', { source: 'deferred', expiresAt: past });
+    expect([gone.version, v1.version, v2.version]).toEqual([1, 1, 2]);
+
+    expect(await ctx.catalog.get(owner, gone.id)).toBeUndefined();
+    expect(await ctx.catalog.get(owner, v2.id)).toBeUndefined();
+    expect(await ctx.catalog.get(owner, live.id)).toEqual(live);
+    expect(await ctx.catalog.latestByName(owner, 'gone.md')).toBeUndefined();
+    expect(await ctx.catalog.latestByName(owner, 'notes.md')).toEqual(v1);
+    expect(await ctx.catalog.versions(owner, 'gone.md')).toEqual([]);
+    expect(await ctx.catalog.versions(owner, 'notes.md')).toEqual([v1]);
+    const latest = await ctx.catalog.list(owner);
+    expect(latest.items.map((f) => [f.name, f.version])).toEqual([
+      ['live.md', 1],
+      ['notes.md', 1],
+    ]);
+    expect(latest.total).toBe(2);
+    const all = await ctx.catalog.list(owner, { allVersions: true });
+    expect(all.items.map((f) => f.id)).toEqual([live.id, v1.id]);
+    expect((await ctx.catalog.list(owner, { source: 'deferred' })).items.map((f) => f.id)).toEqual([live.id]);
+    expect((await ctx.catalog.list(owner, { query: 'gone' })).total).toBe(0);
+
+    // Still there for the sweeper, which reclaims the space.
+    const expired = (await ctx.catalog.expired(new Date(), 10_000)).filter((f) => f.owner === owner);
+    expect(expired.map((f) => f.id).sort()).toEqual([gone.id, v2.id].sort());
+  });
+
   it('sessionFiles returns the ready session-only rows of that session, for every owner', async () => {
     const alice = await newUser(ctx.catalog, 'alice');
     const bob = await newUser(ctx.catalog, 'bob');

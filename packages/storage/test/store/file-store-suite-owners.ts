@@ -112,6 +112,52 @@ export function describeFileStoreOwners(label: string, make: () => Promise<Harne
       expect(await h.blobKeys()).not.toContain(byDefault.blobKey);
     });
 
+    it('a deferred file expires when it says: gone for every read at once, the sweep only reclaims it', async () => {
+      const owner = await h.files.ensureUser('one-second');
+      const kept = await putBuffer(h.files, owner, 'kept.txt', Buffer.from('kept'));
+      const notesV1 = await putBuffer(h.files, owner, 'notes.md', Buffer.from('v1'));
+      // What the host stores for `expires_hours: 1/3600`: a deferred file one second from now.
+      const deferred = (name: string, text: string) =>
+        h.files.put(owner, name, streamOfBuffer(Buffer.from(text)), {
+          source: 'deferred',
+          expiresAt: new Date(h.clock.now.getTime() + 1000),
+        });
+      const draft = await deferred('draft.md', '# draft');
+      const notesV2 = await deferred('notes.md', 'v2');
+      const ids = async () => (await h.files.list(owner)).items.map((f) => f.id);
+
+      expect(await ids()).toEqual([draft.id, kept.id, notesV2.id]);
+      h.clock.advanceMs(999);
+      expect(await ids()).toEqual([draft.id, kept.id, notesV2.id]);
+      expect((await readAll((await h.files.get(owner, { id: draft.id })).stream)).toString()).toBe('# draft');
+      expect((await h.files.resolve(owner, 'draft.md'))?.id).toBe(draft.id);
+
+      h.clock.advanceMs(1);
+      // Listing: the draft is gone, and notes.md is its older version again.
+      expect(await ids()).toEqual([kept.id, notesV1.id]);
+      const all = await h.files.list(owner, { allVersions: true });
+      expect(all.items.map((f) => f.id)).toEqual([kept.id, notesV1.id]);
+      expect((await h.files.list(owner, { source: 'deferred' })).total).toBe(0);
+      // Content and metadata, by id and by name.
+      await expectFerryError(h.files.get(owner, { id: draft.id }), 'E_FILE_NOT_FOUND');
+      await expectFerryError(h.files.stat(owner, { id: notesV2.id }), 'E_FILE_NOT_FOUND');
+      await expectFerryError(h.files.stat(owner, { name: 'draft.md' }), 'E_FILE_NOT_FOUND');
+      await expectFerryError(h.files.get(owner, { name: 'notes.md', version: 2 }), 'E_FILE_NOT_FOUND');
+      // Name resolution, as tool arguments use it.
+      expect(await h.files.resolve(owner, 'draft.md')).toBeUndefined();
+      expect((await h.files.resolve(owner, 'notes.md'))?.id).toBe(notesV1.id);
+      expect((await h.files.versions(owner, 'notes.md')).map((f) => f.id)).toEqual([notesV1.id]);
+
+      // Nothing swept yet: the bytes are still stored until the sweep reclaims them.
+      expect(await h.blobKeys()).toEqual(expect.arrayContaining([draft.blobKey, notesV2.blobKey]));
+      h.clock.advanceMs(1);
+      expect((await h.files.sweep()).expired).toBeGreaterThanOrEqual(2);
+      const keys = await h.blobKeys();
+      expect(keys).not.toContain(draft.blobKey);
+      expect(keys).not.toContain(notesV2.blobKey);
+      expect(keys).toEqual(expect.arrayContaining([kept.blobKey, notesV1.blobKey]));
+    });
+
     it('deleteUser removes every file, blob and the user row of that user only', async () => {
       const gone = await h.files.ensureUser('leaving');
       const stays = await h.files.ensureUser('staying');

@@ -140,11 +140,45 @@ export function describeFileStore(label: string, make: () => Promise<Harness>) {
       expect(long.name.endsWith('.csv')).toBe(true);
     });
 
+    it('stores a path-like name under its last usable segment, for puts and renames alike', async () => {
+      const owner = await h.files.ensureUser('paths');
+      // Seed 000 §5.2's own example, then a POSIX one: both are the name `file`.
+      const first = await putBuffer(h.files, owner, '..\\..\\..\\windows\\system32\\file', Buffer.from('1'));
+      expect(first).toMatchObject({ name: 'file', version: 1 });
+      const second = await putBuffer(h.files, owner, 'a/file', Buffer.from('2'));
+      expect(second).toMatchObject({ name: 'file', version: 2 });
+      const other = await putBuffer(h.files, owner, 'other.txt', Buffer.from('3'));
+      expect((await h.files.rename(owner, other.id, 'C:\\Users\\me\\renamed.txt')).name).toBe('renamed.txt');
+      expect((await h.files.resolve(owner, 'x/y/renamed.txt'))?.id).toBe(other.id);
+      expect((await h.files.list(owner)).items.map((f) => [f.name, f.version])).toEqual([
+        ['file', 2],
+        ['renamed.txt', 1],
+      ]);
+      // A name with nothing usable names no file, not the one stored as `file`.
+      expect(await h.files.resolve(owner, '../..')).toBeUndefined();
+      await expectFerryError(h.files.stat(owner, { name: '///' }), 'E_FILE_NOT_FOUND');
+      expect(await h.files.versions(owner, '...')).toEqual([]);
+      expect(await h.files.deleteAllVersions(owner, '../..')).toBe(0);
+      expect((await h.files.versions(owner, 'file')).map((f) => f.id)).toEqual([second.id, first.id]);
+    });
+
     it('refuses names with nothing usable in them, changing nothing', async () => {
       const before = await snapshot(h, alice);
-      for (const name of ['../..', '////', '...', '', '  ', '\\\\..\\']) {
-        await expectFerryError(putBuffer(h.files, alice, name, Buffer.from('x')), 'E_INVALID_INPUT', /name/);
+      for (const name of ['../..', '////', '...', '', '  ', '\\\\..\\', '\u0000\u202e', '%2e%2e%2f']) {
+        const error = await expectFerryError(
+          putBuffer(h.files, alice, name, Buffer.from('x')),
+          'E_INVALID_INPUT',
+          /name/,
+        );
+        expect(error.details).toEqual({ field: 'name' });
       }
+      const file = await putBuffer(h.files, alice, 'renamable.txt', Buffer.from('r'));
+      for (const name of ['../..', '///']) {
+        const error = await expectFerryError(h.files.rename(alice, file.id, name), 'E_INVALID_INPUT');
+        expect(error.message).toBe(`File name ${JSON.stringify(name)} has no usable characters`);
+        expect(error.details).toEqual({ field: 'name' });
+      }
+      await h.files.delete(alice, file.id);
       expect(await snapshot(h, alice)).toEqual(before);
     });
 

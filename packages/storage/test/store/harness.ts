@@ -23,8 +23,8 @@ export interface Harness {
   files: FileStore;
   blobs: BlobDriver;
   catalog: Catalog;
-  /** Moves the FileStore's clock. */
-  clock: { now: Date; advanceHours(hours: number): void };
+  /** Moves the clock of the FileStore and its catalog. */
+  clock: { now: Date; advanceHours(hours: number): void; advanceMs(ms: number): void };
   /** Every key the blob driver holds under `users/`. */
   blobKeys(): Promise<string[]>;
   close(): Promise<void>;
@@ -55,23 +55,29 @@ export async function createHarness(blob: BlobKind, catalogKind: CatalogKind, op
     }
     cleanups.push(async () => blobs.close?.());
 
-    let catalog: Catalog;
-    if (catalogKind === 'sqlite') {
-      catalog = await createSqliteCatalog({ filename: join(dir, 'catalog.db') });
-    } else {
-      const schema = await createTestSchema('ferry_store');
-      cleanups.push(schema.drop);
-      catalog = await createPostgresCatalog({ connectionString: schema.url, schema: schema.schema });
-    }
-    cleanups.push(() => catalog.close());
-
-    const config = loadStorageConfig({ file: { dataDir: dir, ...options.config }, env: {} });
+    // One clock for both, as openStorage wires them: the catalog stamps rows and decides what has
+    // expired by it, the FileStore computes expiries and sweeps by it.
     const clock = {
       now: new Date('2026-11-23T12:00:00Z'),
       advanceHours(hours: number) {
         clock.now = new Date(clock.now.getTime() + hours * 3_600_000);
       },
+      advanceMs(ms: number) {
+        clock.now = new Date(clock.now.getTime() + ms);
+      },
     };
+    const now = () => clock.now;
+    let catalog: Catalog;
+    if (catalogKind === 'sqlite') {
+      catalog = await createSqliteCatalog({ filename: join(dir, 'catalog.db'), now });
+    } else {
+      const schema = await createTestSchema('ferry_store');
+      cleanups.push(schema.drop);
+      catalog = await createPostgresCatalog({ connectionString: schema.url, schema: schema.schema, now });
+    }
+    cleanups.push(() => catalog.close());
+
+    const config = loadStorageConfig({ file: { dataDir: dir, ...options.config }, env: {} });
     const files = createFileStore({
       blobs,
       catalog,
@@ -81,7 +87,7 @@ export async function createHarness(blob: BlobKind, catalogKind: CatalogKind, op
         activeKeyId: 'k1',
         now: () => clock.now.getTime(),
       }),
-      now: () => clock.now,
+      now,
       ...(options.pendingGraceMs === undefined ? {} : { pendingGraceMs: options.pendingGraceMs }),
     });
     const harness: Harness = {

@@ -7,7 +7,6 @@
 // corpus then fails loudly. They never skip.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -171,20 +170,4 @@ export async function expectLegitimateWork(
 /** The rejected outputs of a call with their codes. */
 export function rejectedCodes(called: Called): string[] {
   return called.response.forUi.rejected.map((rejected) => rejected.code);
-}
-
-/** Live (not zombie) processes on the host whose command line contains `marker`. */
-export function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
 }
