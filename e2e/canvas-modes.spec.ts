@@ -47,7 +47,7 @@ test('plays MCP audio content in the audio viewer', async ({ page }) => {
   await expect.poll(() => audio.evaluate((a: HTMLAudioElement) => a.duration)).toBeCloseTo(0.25, 1);
 });
 
-test('shows the notification as a toast, honours split, and opens a v2 iframe canvas envelope', async ({
+test('shows the notification as a toast, honours split, and refuses a v2 canvas on Ferry’s own origin', async ({
   page,
   ferry,
 }) => {
@@ -63,12 +63,16 @@ test('shows the notification as a toast, honours split, and opens a v2 iframe ca
         mode: 'split',
         notification: 'Two files saved',
       };
+      // Marked allowed, as if the host had been told so: the page still refuses Ferry's own origin.
       call.response.forUi.canvas = {
         id: 'dash',
         type: 'iframe',
         url: dashboard,
         open: false,
         title: 'Dashboard',
+        server: 'legacy',
+        origin: new URL(ferry).origin,
+        allowed: true,
       };
     }
     await route.fulfill({ response, json: call });
@@ -92,9 +96,11 @@ test('shows the notification as a toast, honours split, and opens a v2 iframe ca
   await expect(panes.last()).toHaveAttribute('data-item', 'text.html');
   await screenshot(page, 'canvas-split');
 
-  // The envelope is a tab of its own, sandboxed like HTML files.
+  // The envelope is a tab of its own; a frame of Ferry's own origin is never opened
+  // (e2e/canvas-frames.spec.ts frames an allowed one).
   await page.getByRole('tab', { name: 'Dashboard' }).click();
-  const frame = panes.last().locator('iframe');
-  await expect(frame).toHaveAttribute('src', dashboard);
-  await expect(frame).toHaveAttribute('sandbox', 'allow-scripts');
+  await expect(panes.last().getByTestId('canvas-refusal')).toHaveText(
+    `Not opened: origin ${new URL(ferry).origin} is Ferry's own`,
+  );
+  await expect(panes.last().locator('iframe')).toHaveCount(0);
 });

@@ -36,6 +36,8 @@ async function main(): Promise<void> {
       ...(name === 'slow' ? { timeouts: { timeoutSeconds: E2E_TIMEOUT_SECONDS, hardCapSeconds: 120 } } : {}),
     };
   }
+  // Servers a spec started itself (e.g. a remote one on loopback), as JSON: name → server entry.
+  Object.assign(servers, JSON.parse(process.env.FERRY_E2E_SERVERS || '{}') as Record<string, unknown>);
   const configPath = join(dir, 'ferry.config.json');
   await writeFile(
     configPath,

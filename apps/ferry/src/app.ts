@@ -33,6 +33,7 @@ import { installMaintenance } from './maintenance.js';
 import { callElicitationRoutes } from './routes/call-elicitations.js';
 import { callEventRoutes } from './routes/call-events.js';
 import { callRoutes } from './routes/calls.js';
+import { canvasOpenRoutes } from './routes/canvas-opens.js';
 import { chatRoutes } from './routes/chat.js';
 import { fileContentRoutes } from './routes/file-content.js';
 import { fileUploadRoutes } from './routes/file-upload.js';
@@ -191,6 +192,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(callRoutes);
       await api.register(callEventRoutes);
       await api.register(callElicitationRoutes);
+      await api.register(canvasOpenRoutes);
       await api.register(userEventRoutes);
       await api.register(chatRoutes);
       await api.register(userRoutes);

@@ -112,6 +112,8 @@ async function startLocked(s: {
     toolRoot: launcher.toolRootFor,
     workspaceOwner: launcher.workspaceOwner,
     workspaceDetection: config.app.calls.workspaceDetection,
+    // One limit for both: the host sizes results to what the agent gives the model.
+    ...(llm.configured ? { maxModelResultChars: llm.config.maxResultChars } : {}),
     pool: {
       ...(options.onServerStderr ? { onStderr: options.onServerStderr } : {}),
       ...(config.app.calls.maxResultBytes ? { maxResultBytes: config.app.calls.maxResultBytes } : {}),

@@ -132,6 +132,9 @@ describe('canvasActionForOutcome', () => {
           open: true,
           persistence: 'session',
           title: 'Metrics',
+          server: 'tool',
+          origin: 'https://tool.example',
+          allowed: true,
         },
       }),
     );
@@ -142,6 +145,9 @@ describe('canvasActionForOutcome', () => {
       key: 'frame:dash',
       url: 'https://tool.example/view',
       title: 'Metrics',
+      server: 'tool',
+      canvasId: 'dash',
+      callId: 'c',
     });
   });
 

@@ -3,17 +3,31 @@
 // call. The big and deep results are written straight to stdout as one JSON-RPC line, streamed in
 // pieces, so the server itself never holds them (and the SDK's JSON.stringify, which recurses,
 // never sees them); those tools therefore work over stdio only. Do not copy these.
+// Not hostile: big_json, a JSON result Ferry reads fine but a model cannot (the host stores it as
+// a file and gives the model its beginning), the same bytes every time so a test can compare them.
 // The tests: packages/host/test/integration/intake-limits.test.ts and apps/ferry/test/routes/.
 //
 //   node --import tsx --conditions=ferry-source examples/servers/src/flood.ts
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { isMainModule, parseServerArgs, reportProgress, runServer, v21Result } from '@ferry/server-kit';
+import {
+  isMainModule,
+  jsonResult,
+  parseServerArgs,
+  reportProgress,
+  runServer,
+  v21Result,
+} from '@ferry/server-kit';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 const MIB = 1024 * 1024;
+/**
+ * big_json sends its rows twice, as structuredContent and as a text block (escaped once more):
+ * this much stays under the host's default limit of 64 MiB per result.
+ */
+const MAX_BIG_JSON_BYTES = 24 * MIB;
 /** Never settles: the answer went out by hand, or the process is about to end. */
 const never = () => new Promise<CallToolResult>(() => {});
 
@@ -42,6 +56,23 @@ function* bigText(mib: number, fill: 'base64' | 'x'): Iterable<string> {
   for (let i = 0; i < mib; i++)
     yield fill === 'x' ? 'x'.repeat(MIB) : randomBytes((MIB * 3) / 4).toString('base64');
   yield '"}]}';
+}
+
+/** Rows whose JSON (`{"rows":[…]}`) has at least `bytes` bytes. */
+function bigRows(bytes: number): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  let size = '{"rows":[]}'.length;
+  for (let id = 0; size < bytes; id++) {
+    const row = {
+      id,
+      name: `row ${id}`,
+      text: `"quoted" line ${id}\nsecond line: café, naïve, 🚢`,
+      values: [id, id * 2, id % 7],
+    };
+    size += Buffer.byteLength(JSON.stringify(row)) + (id > 0 ? 1 : 0);
+    rows.push(row);
+  }
+  return rows;
 }
 
 /** `{"a":{"a":…1…}}`, `depth` objects deep, built as a string (no recursion anywhere). */
@@ -134,6 +165,16 @@ export function createFloodServer(): McpServer {
       setTimeout(() => process.exit(code), 10);
       return never();
     },
+  );
+
+  server.registerTool(
+    'big_json',
+    {
+      description:
+        'A JSON result `{ rows: [...] }` of at least `bytes` bytes, the same rows every time (each with quotes, a line break, accented letters and an emoji), as structuredContent and the same JSON text.',
+      inputSchema: z.object({ bytes: z.number().int().min(1).max(MAX_BIG_JSON_BYTES) }),
+    },
+    async ({ bytes }) => jsonResult({ rows: bigRows(bytes) }),
   );
 
   server.registerTool(

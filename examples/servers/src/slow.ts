@@ -1,11 +1,12 @@
 // Timing behaviours for the host's watchdog (v2.1 §11): a slow tool that reports progress (each
 // report resets the 30 s timeout), the demo users see in ferry.config.json. With `--test-tools`
 // (test/ferry.test-config.json) also a tool that hangs silently (the host must cancel it and, for
-// a local server, kill the process) and one that crashes its process in the middle of a call:
+// a local server, kill the process), one that crashes its process in the middle of a call, and one
+// that fails a given number of times before it works (a transient failure, v2.1 `retryable`):
 // misbehaviour for the tests, not something to offer users.
 //
 //   node --import tsx --conditions=ferry-source examples/servers/src/slow.ts [--test-tools] [--http <port>]
-import { isMainModule, reportProgress, runServer, v21Result } from '@ferry/server-kit';
+import { isMainModule, reportProgress, runServer, v21Error, v21Result } from '@ferry/server-kit';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -13,6 +14,10 @@ import { z } from 'zod';
 export const MAX_SLOW_SECONDS = 3600;
 
 export const TEST_TOOLS_FLAG = '--test-tools';
+
+// The flaky tool's attempts per key, in this process (served over HTTP, each request gets its own
+// McpServer; under Ferry each user's server is its own process).
+const attempts = new Map<string, number>();
 
 export function createSlowServer(options: { testTools?: boolean } = {}): McpServer {
   const server = new McpServer({ name: 'ferry-example-slow', version: '0.1.0' });
@@ -78,6 +83,40 @@ function registerTestTools(server: McpServer): void {
       // Exit after this handler has returned its pending promise, so the call is truly in flight.
       setTimeout(() => process.exit(1), 10);
       return new Promise<CallToolResult>(() => {});
+    },
+  );
+  server.registerTool(
+    'flaky',
+    {
+      title: 'Flaky',
+      description:
+        'Fails the first `failures` times it is called with this `key` (a v2.1 §12 error envelope, `retryable` as given), then succeeds, reporting the attempt in meta_data.',
+      inputSchema: z.object({
+        key: z.string().min(1).max(200).describe('Attempts are counted per key'),
+        failures: z.number().int().min(0).max(100).default(1).describe('How many calls fail first'),
+        retryable: z.boolean().default(true).describe('Whether the failures say they may be retried'),
+      }),
+    },
+    async ({ key, failures, retryable }) => {
+      const attempt = (attempts.get(key) ?? 0) + 1;
+      attempts.set(key, attempt);
+      if (attempt <= failures) {
+        return v21Error({
+          results: { error: `Upstream busy (failure ${attempt} of ${failures})` },
+          meta_data: {
+            is_error: true,
+            reason: 'TransientFailure',
+            error_code: 'E_UPSTREAM_BUSY',
+            details: { attempt, suggestion: retryable ? 'Try again' : 'Do not try again' },
+            retryable,
+          },
+        });
+      }
+      return v21Result({
+        results: { status: 'ok', attempt },
+        metaData: { key, attempt, failed_before: attempt - 1 },
+        retryable: true,
+      });
     },
   );
 }

@@ -1,14 +1,16 @@
 // Convention: SEP-2356 declarative file inputs. The `image` argument is a
 // `{"type":"string","format":"uri"}` property carrying the `x-mcp-file` keyword, so a host renders
-// a file picker (PNG/JPEG, at most 5 MiB), hides the argument from the model, and sends the chosen
-// file as an RFC 2397 data URI. The SEP makes the keyword advisory: the server validates anyway
+// a file picker (PNG/JPEG, at most 5 MiB), never lets the model write the value (Ferry's chat shows
+// the model a file-name slot instead), and sends the chosen file as an RFC 2397 data URI. The SEP makes the keyword advisory: the server validates anyway
 // and reports violations as tool errors (SEP-1303), never trusting the host's check.
 //
 // zod's `.meta()` lands verbatim in the JSON Schema the SDK publishes in tools/list, so no raw
 // JSON schema is needed to carry the keyword (the tests read it back from tools/list).
 //
-// `review_document` asks in the middle of a call (MCP elicitation, form mode) for a file through an
-// x-mcp-file field of the requestedSchema: the SEP's second surface.
+// `fingerprint_document` takes a CSV or text file the same way and reports its SHA-256, so a test
+// can tell exactly which bytes arrived. `review_document` asks in the middle of a call (MCP
+// elicitation, form mode) for a file through an x-mcp-file field of the requestedSchema: the SEP's
+// second surface.
 //
 //   node --import tsx --conditions=ferry-source examples/servers/src/xfile.ts [--http <port>]
 import { createHash } from 'node:crypto';
@@ -88,6 +90,56 @@ export function createXfileServer(): McpServer {
           width: size.width,
           height: size.height,
           format: size.format,
+        },
+      });
+    }),
+  );
+  // The chat's x-mcp-file flow needs a tool whose answer proves which bytes arrived: the SHA-256.
+  server.registerTool(
+    'fingerprint_document',
+    {
+      title: 'Fingerprint a document',
+      description:
+        'Reports the media type, size in bytes, SHA-256 and first line of a CSV or text document the user picks.',
+      inputSchema: z.object({
+        document: z
+          .string()
+          .meta({ format: 'uri', [MCP_FILE_KEYWORD]: DOCUMENT_INPUT })
+          .describe('The document to fingerprint'),
+      }),
+    },
+    withErrorEnvelope(async ({ document }) => {
+      const parsed = parseDataUri(document);
+      if (!parsed.ok) {
+        throw new FerryError('E_INVALID_INPUT', `document is not a valid data URI: ${parsed.reason}`, {
+          field: 'document',
+        });
+      }
+      const { mime, byteLength, name } = parsed.value;
+      const check = checkFileInput(
+        { mime, size: byteLength, ...(name === undefined ? {} : { name }) },
+        DOCUMENT_INPUT,
+      );
+      if (!check.ok) {
+        return check.code === 'E_FILE_TOO_LARGE'
+          ? v21Error(
+              fileTooLargeError({
+                fileSizeBytes: byteLength,
+                currentLimitBytes: DOCUMENT_INPUT.maxSize as number,
+                message: check.reason,
+              }),
+            )
+          : v21Error(
+              fileTypeRejectedError({ name: name ?? 'document', mime, accept: DOCUMENT_INPUT.accept ?? [] }),
+            );
+      }
+      const bytes = Buffer.from(parsed.value.data());
+      return v21Result({
+        results: {
+          media_type: mime,
+          byte_size: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          first_line: bytes.toString('utf8').split('\n', 1)[0] ?? '',
         },
       });
     }),

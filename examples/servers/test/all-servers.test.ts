@@ -22,10 +22,10 @@ const TOOLS: Record<ServerName, string[]> = {
   legacy: ['make_legacy_files', 'make_v2_artifacts'],
   inject: ['analyze_document'],
   merge: ['merge_csv'],
-  slow: ['crash', 'hang', 'slow_task'],
+  slow: ['crash', 'flaky', 'hang', 'slow_task'],
   escape: ['artifact_path', 'symlink_artifact', 'write_outside'],
   media: ['make_audio', 'make_image', 'make_link', 'make_resource'],
-  xfile: ['describe_image', 'review_document'],
+  xfile: ['describe_image', 'fingerprint_document', 'review_document'],
 };
 
 it("the slow server users get offers its progress demo only; hang and crash are the tests'", async () => {

@@ -83,6 +83,36 @@ describe.each(['stdio', 'http'] as const)('slow server over %s', (transport) => 
     expect(updates).toEqual([]);
   });
 
+  it('flaky fails `failures` times per key with a retryable envelope, then succeeds', async () => {
+    const key = `k-${transport}-${Date.now()}`;
+    const call = (args: Record<string, unknown>) =>
+      server.client.callTool({ name: 'flaky', arguments: args });
+    for (const attempt of [1, 2]) {
+      const failed = await call({ key, failures: 2 });
+      expect(failed.isError).toBe(true);
+      expect(payloadOf(failed)).toEqual({
+        results: { error: `Upstream busy (failure ${attempt} of 2)` },
+        meta_data: {
+          is_error: true,
+          reason: 'TransientFailure',
+          error_code: 'E_UPSTREAM_BUSY',
+          details: { attempt, suggestion: 'Try again' },
+          retryable: true,
+        },
+      });
+    }
+    const ok = await call({ key, failures: 2 });
+    expect(ok.isError).toBeFalsy();
+    expect(payloadOf(ok)).toEqual({
+      results: { status: 'ok', attempt: 3 },
+      meta_data: { key, attempt: 3, failed_before: 2 },
+      retryable: true,
+    });
+    // Another key counts on its own; `retryable: false` says so in the envelope.
+    const other = await call({ key: `${key}-b`, retryable: false });
+    expect((payloadOf(other).meta_data as { retryable: boolean }).retryable).toBe(false);
+  });
+
   if (transport === 'stdio') {
     it('a hanging server process ends when the host closes the transport', async () => {
       const own = await connectStdio('slow', server.root);

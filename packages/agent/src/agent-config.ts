@@ -1,7 +1,7 @@
 // The model settings from the environment, validated once and frozen. FERRY_LLM_MODEL switches
 // the chat on; without it the agent is "not configured" and chat answers so (503), while the
 // tool runner and everything else work as before.
-import { ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from '@ferry/contract';
+import { DEFAULT_MODEL_RESULT_CHARS, ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from '@ferry/contract';
 import { z } from 'zod';
 
 export interface AgentConfig {
@@ -15,7 +15,11 @@ export interface AgentConfig {
   visionMaxBytes: number;
   /** Model requests that may call tools in one turn; then one last request without tools. @default 8 */
   maxToolRounds: number;
-  /** Longest tool result text given to the model; longer ones are cut with a note. @default 16000 */
+  /**
+   * Longest tool result text given to the model. The host stores a larger result in My Files and
+   * gives the model its beginning and the file's name (give the host this same number); anything
+   * still longer is cut with a note. @default DEFAULT_MODEL_RESULT_CHARS (16000)
+   */
   maxResultChars: number;
   /** Replaces the default system prompt. */
   systemPrompt?: string;
@@ -105,7 +109,7 @@ export function agentConfig(input: Partial<AgentConfig> & { model: string }): Ag
     vision: false,
     visionMaxBytes: 4 * 1024 * 1024,
     maxToolRounds: 8,
-    maxResultChars: 16_000,
+    maxResultChars: DEFAULT_MODEL_RESULT_CHARS,
     maxRetries: 2,
     timeoutMs: 600_000,
     ...input,

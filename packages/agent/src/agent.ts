@@ -1,9 +1,10 @@
 // The agent as the API holds it: a model client (or none: "not configured") plus the host and
 // My Files. Conversations are stored by the caller (the API), which hands the history in and
 // persists what `persist` receives; the agent itself keeps no state between turns.
-import type { FileStore } from '@ferry/storage';
+import { DEFAULT_MODEL_RESULT_CHARS } from '@ferry/contract';
 import type { AgentConfig } from './agent-config.js';
 import type { FileBlockOptions } from './file-block.js';
+import type { AgentFiles } from './fill-file-inputs.js';
 import type { ModelClient } from './model-client.js';
 import type { AgentHost } from './model-tools.js';
 import { runTurn, type TurnInput, type TurnResult } from './run-turn.js';
@@ -20,7 +21,7 @@ export interface AgentOptions {
   /** Undefined: no model is configured, and every turn is refused with {@link AgentNotConfiguredError}. */
   model: ModelClient | undefined;
   host: AgentHost;
-  files: Pick<FileStore, 'list' | 'get'>;
+  files: AgentFiles;
   config?: Partial<Pick<AgentConfig, 'maxToolRounds' | 'maxResultChars' | 'visionMaxBytes' | 'systemPrompt'>>;
   /** Tool calls run at once for one model answer; more are refused to the model. @default 8 */
   maxCallsPerRound?: number;
@@ -64,7 +65,7 @@ export function createAgent(options: AgentOptions): Agent {
         files: options.files,
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         maxToolRounds: config.maxToolRounds ?? 8,
-        maxResultChars: config.maxResultChars ?? 16_000,
+        maxResultChars: config.maxResultChars ?? DEFAULT_MODEL_RESULT_CHARS,
         maxCallsPerRound: options.maxCallsPerRound ?? 8,
         visionMaxBytes: config.visionMaxBytes ?? 4 * 1024 * 1024,
         fileBlock: options.fileBlock ?? {},

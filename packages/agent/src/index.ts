@@ -15,6 +15,7 @@ export {
 } from './agent-config.js';
 export { createAgentFromConfig } from './agent-from-config.js';
 export { augmentUserText, buildFileBlock, type FileBlockOptions } from './file-block.js';
+export type { FileRequest, FileRequestOutcome, RequestFiles } from './fill-file-inputs.js';
 export { fromStored, toModelMessages } from './messages.js';
 export {
   type ModelClient,

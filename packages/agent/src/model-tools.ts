@@ -1,9 +1,11 @@
 // The tools offered to the model: every enabled server's tools, named per tool-names.ts, with the
-// parameters the host fills removed (username, file_data_base64 beside filename, x-mcp-file
-// inputs the user picks) by the host's own resolveConventions and the contract's
-// stripFileInputs, so the model can neither see nor fill them. File name parameters say what
-// they take: names from the user's files, never paths or bytes.
-import { stripFileInputs } from '@ferry/contract';
+// parameters the host fills removed (username, file_data_base64 beside filename) by the host's own
+// resolveConventions, so the model can neither see nor fill them. File name parameters say what
+// they take: names from the user's files, never paths or bytes. An x-mcp-file input (SEP-2356)
+// becomes such a name slot, optional for the model: the SEP lets a host "replace it with a
+// sentinel the model can emit to request host-side substitution", and a name is that sentinel.
+// Ferry resolves it and the user approves the file before anything is sent (file-inputs.ts).
+import { type FileInput, formatBytes, stripFileInputs } from '@ferry/contract';
 import { type Host, resolveConventions, type ToolConventions } from '@ferry/host';
 import type { ModelTool } from './model-client.js';
 import { createToolNameTable, type ToolNameTable, type ToolRef } from './tool-names.js';
@@ -12,6 +14,8 @@ export type AgentHost = Pick<Host, 'registry' | 'listTools' | 'callTool'>;
 
 export const FILENAME_DESCRIPTION = "Name of a file in the user's files (as listed in the available files)";
 export const FILENAMES_DESCRIPTION = "Names of files in the user's files (as listed in the available files)";
+const FILE_INPUT_NOTE =
+  'Optional: leave it out and the user picks the file. Ferry shows the user which file goes to this tool and sends it once the user approves; never a path, URL or file contents.';
 const MAX_DESCRIPTION_CHARS = 1024;
 
 export interface OfferedTool extends ToolRef {
@@ -21,6 +25,20 @@ export interface OfferedTool extends ToolRef {
   parameters: Record<string, unknown>;
   /** Properties the host fills: anything the model sends for them is dropped. */
   hidden: ReadonlySet<string>;
+  /** x-mcp-file argument → what the tool says the file is for (shown to the user who picks it). */
+  fileInputDescriptions: ReadonlyMap<string, string>;
+}
+
+/** What the model reads about an x-mcp-file input it may name a file for. */
+function fileInputDescription(input: FileInput, original: unknown): string {
+  const head = input.multiple ? FILENAMES_DESCRIPTION : FILENAME_DESCRIPTION;
+  const limits = [
+    input.descriptor.accept?.length ? `accepts ${input.descriptor.accept.join(', ')}` : '',
+    input.descriptor.maxSize === undefined ? '' : `at most ${formatBytes(input.descriptor.maxSize)}`,
+  ].filter(Boolean);
+  // The tool's own text says what the file is for; a "data URI" in it is not for the model.
+  const purpose = typeof original === 'string' && original.trim() !== '' ? `. For: ${original.trim()}` : '';
+  return `${head}${purpose}${limits.length ? ` (${limits.join(', ')})` : ''}. ${FILE_INPUT_NOTE}`;
 }
 
 export interface ToolCatalog {
@@ -72,14 +90,28 @@ export function modelSchema(inputSchema: unknown): {
   parameters: Record<string, unknown>;
   conventions: ToolConventions;
   hidden: ReadonlySet<string>;
+  fileInputDescriptions: ReadonlyMap<string, string>;
 } {
   const conventions = resolveConventions(inputSchema);
-  const hidden = new Set(conventions.fileInputs.map((input) => input.path[0] as string));
+  const hidden = new Set<string>();
   if (conventions.username) hidden.add('username');
   if (conventions.fileDataBase64) hidden.add('file_data_base64');
+  // The URI slot goes (and leaves `required`): the model gets a file-name slot in its place.
   const base = isObject(inputSchema) ? (stripFileInputs(inputSchema) as Record<string, unknown>) : {};
   const properties: Record<string, unknown> = isObject(base.properties) ? { ...base.properties } : {};
   for (const key of hidden) delete properties[key];
+  const original = isObject(inputSchema) && isObject(inputSchema.properties) ? inputSchema.properties : {};
+  const fileInputDescriptions = new Map<string, string>();
+  for (const input of conventions.fileInputs) {
+    const key = input.path[0] as string;
+    const declared = original[key];
+    const said = isObject(declared) ? (declared.description ?? declared.title) : undefined;
+    if (typeof said === 'string' && said.trim() !== '') fileInputDescriptions.set(key, said.trim());
+    const description = fileInputDescription(input, said);
+    properties[key] = input.multiple
+      ? { type: 'array', items: { type: 'string' }, description }
+      : { type: 'string', description };
+  }
   const describe = (key: string, text: string) => {
     const property = properties[key];
     if (isObject(property)) properties[key] = { ...property, description: text };
@@ -93,7 +125,7 @@ export function modelSchema(inputSchema: unknown): {
   if (Array.isArray(base.required)) {
     parameters.required = base.required.filter((key) => typeof key === 'string' && !hidden.has(key));
   }
-  return { parameters, conventions, hidden };
+  return { parameters, conventions, hidden, fileInputDescriptions };
 }
 
 function truncate(text: string, max: number): string {

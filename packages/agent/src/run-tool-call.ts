@@ -3,6 +3,7 @@
 // outputs), the answer turned into the text the model reads. A problem before the host is
 // reached is answered to the model as an error it can act on; nothing here throws for bad input.
 import type { AgentEvent, AssistantToolCall, ToolCallResponse, ToolMessage } from '@ferry/contract';
+import { type AgentFiles, fillFileInputs, type RequestFiles } from './fill-file-inputs.js';
 import type { ModelToolCall } from './model-client.js';
 import type { AgentHost, ToolCatalog } from './model-tools.js';
 import { checkToolArguments } from './tool-arguments.js';
@@ -16,6 +17,10 @@ export interface ToolCallContext {
   signal: AbortSignal;
   result: ToolResultOptions;
   emit(event: AgentEvent): void;
+  /** For the x-mcp-file inputs: the model's file names are resolved among the user's files. */
+  files: AgentFiles;
+  /** Asks the user to pick or approve the files of an x-mcp-file input (the chat's card). */
+  requestFiles?: RequestFiles | undefined;
 }
 
 export interface ToolCallOutcome {
@@ -92,9 +97,21 @@ export async function runToolCall(call: ModelToolCall, ctx: ToolCallContext): Pr
     toolCallId: call.id,
     name: call.name,
     ...where,
-    arguments: checked.ok ? checked.arguments : null,
+    // The file names the model gave are shown as given; the tool gets the approved files instead.
+    arguments: checked.ok ? { ...checked.arguments, ...checked.fileNames } : null,
   });
   if (!checked.ok) return rejected('E_INVALID_INPUT', checked.message);
+  const filled = await fillFileInputs({
+    tool,
+    toolCallId: call.id,
+    fileNames: checked.fileNames,
+    owner: ctx.user.owner,
+    files: ctx.files,
+    requestFiles: ctx.requestFiles,
+    signal: ctx.signal,
+    emit: ctx.emit,
+  });
+  if (!filled.ok) return rejected(filled.code, filled.message);
 
   const response = await ctx.host.callTool(
     {
@@ -103,6 +120,7 @@ export async function runToolCall(call: ModelToolCall, ctx: ToolCallContext): Pr
       server: tool.server,
       tool: tool.tool,
       arguments: checked.arguments,
+      ...(filled.fileInputs ? { fileInputs: filled.fileInputs } : {}),
       signal: ctx.signal,
     },
     (event) => ctx.emit({ type: 'tool_call_event', toolCallId: call.id, event }),

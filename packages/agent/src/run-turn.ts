@@ -1,14 +1,16 @@
 // One turn of a conversation: the user's text (with the file block) goes to the model; while it
 // asks for tools, the calls of one answer run concurrently through the host and their results go
-// back; at most `maxToolRounds` such rounds, then one last request without tools. Every message
+// back; at most `maxToolRounds` such rounds, then one last request without tools. A failed call
+// asked for again runs once more only when it was retryable (retry-rule.ts). Every message
 // is handed to `persist` as soon as it is settled, so a crash or a cancel keeps what was done.
 // Cancel (the signal) stops the model's stream and the running tool calls alike.
 import type { AgentEvent, AgentMessage, AssistantMessage, ToolMessage, TurnStatus } from '@ferry/contract';
-import type { FileStore } from '@ferry/storage';
 import { augmentUserText, buildFileBlock, type FileBlockOptions } from './file-block.js';
+import type { AgentFiles, RequestFiles } from './fill-file-inputs.js';
 import { toModelMessages } from './messages.js';
 import { type ModelClient, ModelError, type ModelMessage, type ModelResponse } from './model-client.js';
 import { type AgentHost, collectModelTools } from './model-tools.js';
+import { createRetryRule, RETRY_REFUSED_CODE } from './retry-rule.js';
 import { describeCall, rejectCall, runToolCall } from './run-tool-call.js';
 import type { ScrubOptions } from './scrub.js';
 import { imageMessage, readImages, type ShownImage, shownNote } from './vision.js';
@@ -16,7 +18,7 @@ import { imageMessage, readImages, type ShownImage, shownNote } from './vision.j
 export interface TurnDeps {
   model: ModelClient;
   host: AgentHost;
-  files: Pick<FileStore, 'list' | 'get'>;
+  files: AgentFiles;
   systemPrompt: string;
   maxToolRounds: number;
   maxResultChars: number;
@@ -41,6 +43,11 @@ export interface TurnInput {
    * registry, so they are listed, limited and announced like the tool runner's calls.
    */
   host?: AgentHost;
+  /**
+   * Asks the user for the files of an x-mcp-file input (or to approve the model's choice) while
+   * the call waits. Without it, a call that needs such a file is refused to the model.
+   */
+  requestFiles?: RequestFiles;
 }
 
 export interface TurnResult {
@@ -84,6 +91,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       { role: 'user', content: augmentUserText(input.text, block) },
     ];
     let shown: { index: number; images: ShownImage[] } | undefined;
+    const retries = createRetryRule();
 
     for (let round = 0; ; round++) {
       if (signal.aborted) return finish('cancelled');
@@ -144,20 +152,27 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
         signal,
         result,
         emit,
+        files: deps.files,
+        requestFiles: input.requestFiles,
         ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       };
       const outcomes = await Promise.all(
-        calls.map((call, i) =>
-          i < deps.maxCallsPerRound
-            ? runToolCall(call, ctx)
-            : rejectCall(
-                call,
-                ctx,
-                'E_INVALID_INPUT',
-                `Too many tool calls at once: at most ${deps.maxCallsPerRound} per answer`,
-                true,
-              ),
-        ),
+        calls.map(async (call, i) => {
+          if (i >= deps.maxCallsPerRound) {
+            return rejectCall(
+              call,
+              ctx,
+              'E_INVALID_INPUT',
+              `Too many tool calls at once: at most ${deps.maxCallsPerRound} per answer`,
+              true,
+            );
+          }
+          const refusal = retries.refusal(call);
+          if (refusal) return rejectCall(call, ctx, RETRY_REFUSED_CODE, refusal, true);
+          const outcome = await runToolCall(call, ctx);
+          retries.record(call, outcome.response);
+          return outcome;
+        }),
       );
       const toolMessages: ToolMessage[] = outcomes.map((o) => o.message);
       let images: ShownImage[] = [];

@@ -2,12 +2,20 @@
 // host-filled properties dropped (the host overwrites or drops them too; this keeps them out of
 // the transcript), and the top level checked against the schema the model was shown, so a
 // mistake comes back to the model as a clear message it can correct instead of a tool crash.
+// File names the model gives for x-mcp-file inputs are taken out of the arguments: they are not
+// what the tool gets (file-inputs.ts turns them into the user's approved files).
 import type { OfferedTool } from './model-tools.js';
 
 const MAX_ARGUMENT_CHARS = 256 * 1024;
 
 export type ArgumentCheck =
-  | { ok: true; arguments: Record<string, unknown>; dropped: string[] }
+  | {
+      ok: true;
+      arguments: Record<string, unknown>;
+      dropped: string[];
+      /** x-mcp-file argument → the file name(s) the model gave; absent when it gave none. */
+      fileNames: Record<string, string[]>;
+    }
   | { ok: false; message: string };
 
 export function checkToolArguments(raw: string, tool: OfferedTool): ArgumentCheck {
@@ -50,8 +58,22 @@ export function checkToolArguments(raw: string, tool: OfferedTool): ArgumentChec
       problems.push(`"${key}" must be one of ${property.enum.map((o) => JSON.stringify(o)).join(', ')}`);
     }
   }
+  const fileNames: Record<string, string[]> = {};
+  for (const input of tool.conventions.fileInputs) {
+    const key = input.path[0] as string;
+    const given = args[key];
+    delete args[key];
+    const listed = (Array.isArray(given) ? given : [given]).filter(
+      (name) => name !== undefined && name !== null,
+    );
+    // The top-level check above saw only "array": its items are checked here.
+    if (input.multiple && listed.some((name) => typeof name !== 'string'))
+      problems.push(`"${key}" must be an array of file names (strings)`);
+    const names = listed.filter((name): name is string => typeof name === 'string' && name.trim() !== '');
+    if (names.length > 0) fileNames[key] = names;
+  }
   if (problems.length > 0) return { ok: false, message: `Invalid arguments: ${problems.join('; ')}` };
-  return { ok: true, arguments: args, dropped };
+  return { ok: true, arguments: args, dropped, fileNames };
 }
 
 function typesOf(property: Record<string, unknown>): string[] {

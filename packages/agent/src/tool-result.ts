@@ -1,7 +1,9 @@
 // What the model reads back from a tool call: the host's answer for the model (results, stored
 // file names and descriptions, the error with its suggestion), scrubbed once more and cut to a
 // size the context can take, with a note saying so. Never the UI answer: that one holds ids,
-// display hints and, for small files, bytes.
+// display hints and, for small files, bytes. The host already sized the results to the same
+// limit (a larger result is a file in My Files; the model gets its beginning and the name), so
+// the cut here is a last guard, and the size of the loop's own error texts.
 import type { ToolCallResponse } from '@ferry/contract';
 import { type ScrubOptions, scrubValue } from './scrub.js';
 
@@ -12,6 +14,9 @@ export interface ToolResultOptions extends ScrubOptions {
 export function toolResultText(response: ToolCallResponse, options: ToolResultOptions): string {
   const model = response.forModel;
   const payload: Record<string, unknown> = { status: response.status, results: model.results };
+  // The tool's small facts, or the host's note that they were over the cap (MODEL_META_DATA_MAX_BYTES).
+  const metaData = model.metaData ?? model.metaDataNote;
+  if (metaData !== undefined) payload.meta_data = metaData;
   if (model.files.length > 0) payload.files = model.files;
   if (model.isError) payload.is_error = true;
   if (model.error) payload.error = model.error;

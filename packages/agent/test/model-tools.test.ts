@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FILENAME_DESCRIPTION, FILENAMES_DESCRIPTION, modelSchema } from '../src/model-tools.js';
 
 describe('the schema shown to the model', () => {
-  it('removes username, file_data_base64 and x-mcp-file inputs, and describes file names', () => {
+  it('removes username and file_data_base64, turns x-mcp-file inputs into optional file names', () => {
     const input = {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
@@ -26,11 +26,43 @@ describe('the schema shown to the model', () => {
         filename: { type: 'string', description: FILENAME_DESCRIPTION },
         filenames: { type: 'array', items: { type: 'string' }, description: FILENAMES_DESCRIPTION },
         question: { type: 'string' },
+        // A name slot, not the URI: no format, no keyword, and not required of the model.
+        picture: { type: 'string', description: expect.stringContaining(FILENAME_DESCRIPTION) },
       },
       required: ['filename', 'question'],
       additionalProperties: false,
     });
-    expect([...hidden].sort()).toEqual(['file_data_base64', 'picture', 'username']);
+    const said = (parameters.properties as Record<string, { description: string }>).picture?.description;
+    expect(said).toContain('accepts image/*');
+    expect(said).toContain('leave it out and the user picks the file');
+    expect([...hidden].sort()).toEqual(['file_data_base64', 'username']);
+  });
+
+  it('offers a multi-file x-mcp-file input as a list of names, with the limits and purpose', () => {
+    const { parameters, fileInputDescriptions } = modelSchema({
+      type: 'object',
+      properties: {
+        scans: {
+          type: 'array',
+          description: 'Pages to merge',
+          items: {
+            type: 'string',
+            format: 'uri',
+            'x-mcp-file': { accept: ['application/pdf'], maxSize: 1024 },
+          },
+        },
+      },
+      required: ['scans'],
+    });
+    expect(parameters.required).toEqual([]);
+    const scans = (parameters.properties as Record<string, Record<string, unknown>>).scans;
+    expect(scans).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(scans?.description).toMatch(
+      /^Names of files in the user's files \(as listed in the available files\)\. For: Pages to merge \(accepts application\/pdf, at most 1 KiB\)\./,
+    );
+    expect(JSON.stringify(parameters)).not.toContain('x-mcp-file');
+    expect(JSON.stringify(parameters)).not.toContain('"uri"');
+    expect([...fileInputDescriptions]).toEqual([['scans', 'Pages to merge']]);
   });
 
   it('keeps file_data_base64 when there is no filename beside it (the host does not fill it then)', () => {

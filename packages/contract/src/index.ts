@@ -23,6 +23,7 @@ export { normalizeFilename, usableFilename } from './normalize/filename.js';
 export { normalizeToolResult } from './normalize/normalize-tool-result.js';
 export {
   DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MODEL_RESULT_CHARS,
   formatLimitBytes,
   MAX_RESULT_DEPTH,
   tooDeepReason,
@@ -59,7 +60,7 @@ export {
 // The HTTP API's wire shapes: each defined once, as a zod schema, in wire/. The routes validate
 // and document with the schemas; the web app imports only the types (`import type`), so no zod
 // reaches its bundle; the CLI reads answers as these types.
-export type { AgentEvent, TurnStatus } from './wire/agent-events.js';
+export type { AgentEvent, FileRequestInput, TurnStatus } from './wire/agent-events.js';
 export type {
   AgentMessage,
   AssistantMessage,
@@ -67,25 +68,36 @@ export type {
   ToolMessage,
   ToolMessageStatus,
 } from './wire/agent-messages.js';
-export type {
-  CallAnswer,
-  DisplayHints,
-  HostOutputOrigin,
-  HostRejectedOutput,
-  ModelAnswer,
-  ToolCallResponse,
-  UiAnswer,
-  UiFile,
-  UnstoredOutput,
+export {
+  type CallAnswer,
+  type DisplayHints,
+  type HostOutputOrigin,
+  type HostRejectedOutput,
+  MODEL_META_DATA_MAX_BYTES,
+  type ModelAnswer,
+  type ToolCallResponse,
+  type UiAnswer,
+  type UiCanvas,
+  type UiFile,
+  type UnstoredOutput,
 } from './wire/call-answer.js';
 export { CALL_EVENT_TYPES, TERMINAL_EVENTS } from './wire/call-event-types.js';
 export type { CallEvent, CallEventBody, StoredFileSummary } from './wire/call-events.js';
 export {
+  CALL_FORMS,
+  type CallForm,
+  type CallV21Form,
+  CallV21FormSchema,
+  type V21OutputFile,
+} from './wire/call-v21-form.js';
+export {
   type CallDetail,
+  CallDetailQuerySchema,
   CallDetailSchema,
   type CallHandle,
   CallHandleSchema,
   CallListQuerySchema,
+  type CallPage,
   CallPageSchema,
   type CallStatus,
   type CallSummary,
@@ -95,6 +107,7 @@ export {
   StartCallBodySchema,
   type StartCallRequest,
 } from './wire/calls-api.js';
+export { CanvasOpenBodySchema } from './wire/canvas-api.js';
 export {
   CancelTurnAnswerSchema,
   ConversationDetailSchema,
@@ -102,6 +115,9 @@ export {
   ConversationDtoSchema,
   ConversationPageSchema,
   CreateConversationBodySchema,
+  type FileRequestAnswer,
+  FileRequestAnsweredSchema,
+  FileRequestAnswerSchema,
   ListConversationsQuerySchema,
   RenameConversationBodySchema,
   SendMessageBodySchema,

@@ -13,6 +13,7 @@ import { type ServerLauncher, unsandboxedLauncher } from './connections/launcher
 import { callTool, type ToolCallRequest } from './pipeline/call-tool.js';
 import type { Clock } from './pipeline/clock.js';
 import { createElicitationBroker, type ElicitationAnswer } from './pipeline/elicitation-bridge.js';
+import { canvasOriginsOf } from './servers/canvas-origins.js';
 import type { StdioServerConfig } from './servers/server-config.js';
 import { loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
 import { createWorkspaces, type WorkspaceOwner, type Workspaces } from './workspace/workspaces.js';
@@ -53,6 +54,13 @@ export interface HostOptions {
   pool?: Omit<ConnectionPoolOptions, 'registry' | 'launcher'>;
   /** How long a server's question waits for the user before it is answered `cancel`. @default 600 */
   elicitationTimeoutSeconds?: number;
+  /**
+   * Longest answer text the model is given. A result that would make it longer is stored in My
+   * Files and the model gets its beginning and the file's name. Give the agent's `maxResultChars`
+   * (FERRY_LLM_MAX_RESULT_CHARS), so the agent never cuts what the host sized.
+   * @default DEFAULT_MODEL_RESULT_CHARS (16,000)
+   */
+  maxModelResultChars?: number;
 }
 
 export interface ElicitationAnswerRequest extends ElicitationAnswer {
@@ -83,6 +91,16 @@ export interface Host {
 }
 
 export function createHost(options: HostOptions): Host {
+  const { maxModelResultChars } = options;
+  // The note and the file name alone take a few hundred characters.
+  if (
+    maxModelResultChars !== undefined &&
+    !(Number.isSafeInteger(maxModelResultChars) && maxModelResultChars >= 500)
+  ) {
+    throw new Error(
+      `[ferry/host] maxModelResultChars must be an integer of at least 500, got ${maxModelResultChars}`,
+    );
+  }
   const registry = loadServerRegistry(options.config);
   const workspacesRoot = resolve(options.workspacesRoot);
   const launcher: ServerLauncher =
@@ -146,10 +164,12 @@ export function createHost(options: HostOptions): Host {
           return {
             fileMode: config.fileMode,
             timeouts: { ...timeouts, noticeSeconds: [...timeouts.noticeSeconds] },
+            canvasOrigins: canvasOriginsOf(config),
           };
         },
         downloadUrl: options.downloadUrl,
         elicitations,
+        ...(maxModelResultChars === undefined ? {} : { maxModelResultChars }),
         ...(options.clock ? { clock: options.clock } : {}),
         emit: (event) => {
           options.emit?.(event);

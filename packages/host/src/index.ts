@@ -19,9 +19,12 @@ export {
   type ToolCallDeps,
   type ToolCallRequest,
 } from './pipeline/call-tool.js';
+export { type CanvasUrlCheck, checkCanvasUrl } from './pipeline/canvas-policy.js';
 export type { Clock } from './pipeline/clock.js';
 export type { ElicitationAnswer } from './pipeline/elicitation-bridge.js';
+export { pickFileInputs } from './pipeline/pick-file-inputs.js';
 export { resolveConventions, type ToolConventions } from './pipeline/resolve-conventions.js';
+export { canvasOriginsOf } from './servers/canvas-origins.js';
 export type { FileMode, ServerConfig, ServerConfigInput, ServerTimeouts } from './servers/server-config.js';
 export { SCHEMA_BY_TRANSPORT as SERVER_SCHEMA_BY_TRANSPORT } from './servers/server-config.js';
 export { createServerRegistry, loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';

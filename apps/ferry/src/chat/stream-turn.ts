@@ -1,8 +1,8 @@
 // Streams one turn as server-sent events on a hijacked reply: `id: <n>`, `event: <type>`,
-// `data: <AgentEvent JSON>` (token, tool_call_started, tool_call_event, tool_call_finished,
-// message, error, turn_finished …). The client going away cancels the turn: the stream is the
+// `data: <AgentEvent JSON>` (token, tool_call_started, file_request, tool_call_event,
+// tool_call_finished, message, error, turn_finished …). The client going away cancels the turn: the stream is the
 // turn. Messages are stored as the agent settles them, so a cancelled turn keeps what it did.
-import type { Agent, AgentHost } from '@ferry/agent';
+import type { Agent, AgentHost, RequestFiles } from '@ferry/agent';
 import type { AgentEvent, AgentMessage } from '@ferry/contract';
 import type { ConversationStore } from '@ferry/storage';
 import type { FastifyReply } from 'fastify';
@@ -19,6 +19,8 @@ export interface StreamTurnInput {
   redact: PathRedactor;
   /** Runs the turn's tool calls (the call registry). */
   host: AgentHost;
+  /** Holds a call's x-mcp-file question until the user answers it (file-requests.ts). */
+  requestFiles: RequestFiles;
   user: { owner: string; username: string };
   sessionId: string;
   conversationId: string;
@@ -44,6 +46,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<void> {
       text: input.text,
       signal: slot.turn.controller.signal,
       host: input.host,
+      requestFiles: input.requestFiles,
       emit: write,
       persist: async (messages) => {
         const stored = await conversations.append(

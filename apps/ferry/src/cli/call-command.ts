@@ -1,12 +1,13 @@
-// ferry call <server> <tool> --arg k=v --file [arg=]path --out dir [--no-input]
+// ferry call <server> <tool> --arg k=v --file [arg=]path --out dir [--no-input] [--form v2.1]
 // Checks the tool's required parameters, uploads the files, starts the call, follows its events
 // (progress bar, notices, stored files, the tool's questions asked on the terminal), prints the
-// result and saves the output files. Ctrl-C cancels the call on the server.
+// result (call-output.ts) and saves the output files. Ctrl-C cancels the call on the server.
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
   type CallDetail,
+  type CallForm,
   type CallHandle,
   type FileDto,
   formatBytes,
@@ -15,6 +16,7 @@ import {
 } from '@ferry/contract';
 import type { Command } from 'commander';
 import type { ApiClient } from './api-client.js';
+import { formOption, printCallForm, printResult } from './call-output.js';
 import { type CliIo, type CommandContext, contextOf } from './context.js';
 import type { ElicitationQuestion } from './elicitation-form.js';
 import { createFileResolver, createQuestions } from './elicitation-session.js';
@@ -31,6 +33,7 @@ interface CallOptions {
   out?: string;
   /** false with --no-input: the tool's questions are declined without asking. */
   input: boolean;
+  form?: CallForm;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -53,6 +56,7 @@ export function addCallCommand(program: Command, io: CliIo): void {
       '--no-input',
       "decline the tool's questions (elicitations) without asking; otherwise they are asked on the terminal, or read line by line from piped stdin",
     )
+    .addOption(formOption())
     .action(async (server: string, toolName: string, opts: CallOptions, command: Command) => {
       const session = randomUUID();
       const ctx = contextOf(command, io, session);
@@ -111,6 +115,7 @@ async function runCall(
     arguments: args,
     ...(Object.keys(fileInputs).length > 0 ? { fileInputs } : {}),
   } satisfies StartCallRequest);
+  ctx.note(`call ${callId}`);
   const interrupted = new AbortController();
   const stopListening = onInterrupt(() => {
     ctx.note('\ncancelling…');
@@ -174,25 +179,13 @@ async function runCall(
 
   const detail = await client.json<CallDetail>('GET', `/api/calls/${callId}`);
   const response = detail.response;
-  if (ctx.options.json) ctx.printJson(detail);
+  if (opts.form && response) await printCallForm(ctx, callId, opts.form);
+  else if (ctx.options.json) ctx.printJson(detail);
   else if (response) printResult(ctx, response);
   if (response && opts.out) await saveOutputs(ctx, client, response.forUi.files, opts.out);
   if (interrupted.signal.aborted || response?.status === 'cancelled') return EXIT.interrupted;
   if (response?.status !== 'finished' || response.forModel.isError) return EXIT.toolFailed;
   return EXIT.ok;
-}
-
-function printResult(ctx: CommandContext, response: NonNullable<CallDetail['response']>): void {
-  const { results, error } = response.forModel;
-  if (error) {
-    ctx.print(`error: ${error.message} (${error.code})`);
-    if (error.suggestion) ctx.print(`suggestion: ${error.suggestion}`);
-  } else {
-    ctx.print(typeof results === 'string' ? results : JSON.stringify(results, null, 2));
-  }
-  for (const file of response.forUi.files)
-    ctx.print(`file: ${file.name} (${file.mime}, ${formatBytes(file.size)}) ${file.id}`);
-  for (const warning of response.forUi.warnings) ctx.note(`warning: ${warning}`);
 }
 
 async function saveOutputs(

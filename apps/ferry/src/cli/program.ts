@@ -2,6 +2,7 @@
 // one. Errors print one line on stderr and end with an exit code from exit-codes.ts.
 import { Command, CommanderError } from 'commander';
 import { addCallCommand } from './call-command.js';
+import { addCallsCommand } from './calls-command.js';
 import { type CliIo, DEFAULT_URL } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { addFilesCommand } from './files-command.js';
@@ -24,6 +25,7 @@ function createProgram(io: CliIo): Command {
   addFilesCommand(program, io);
   addToolsCommand(program, io);
   addCallCommand(program, io);
+  addCallsCommand(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

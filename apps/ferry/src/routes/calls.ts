@@ -1,20 +1,25 @@
 // Tool calls without a model: start (the answer comes at once, the call runs on), follow its
-// events (routes/call-events.ts), cancel it, fetch its outcome later.
+// events (routes/call-events.ts), cancel it, fetch its outcome later, also in the form of tool
+// contract v2.1 with files inline or referenced (calls/v21-form.ts).
 import {
+  CallDetailQuerySchema,
   CallDetailSchema,
   CallHandleSchema,
   CallListQuerySchema,
   CallPageSchema,
+  CallV21FormSchema,
   StartCallBodySchema,
 } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { identityOf, sessionOf } from '../auth/request-context.js';
 import { toCallSummary } from '../calls/call-schemas.js';
+import { v21FormStream } from '../calls/v21-form.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 
 export const callRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { calls, host, sessions } = app.ferry;
+  const { calls, files, host, sessions } = app.ferry;
 
   app.post(
     '/calls',
@@ -83,15 +88,49 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'A call and, once settled, its outcome',
+        description:
+          'With form=v2.1 (a settled call only, else 409): the outcome as a tool contract v2.1 output, artifacts processed as §6.2 says: `b64` up to base64_size_limit_mb, an `s3_ref` (file id, version, download path) above it. Streamed (chunked), files read and encoded as they are sent.',
         tags: ['calls'],
         params: IdParamsSchema,
-        response: { 200: CallDetailSchema, ...errorResponses },
+        querystring: CallDetailQuerySchema,
+        response: {
+          200: {
+            description: 'The call (default), or its v2.1 form',
+            content: { 'application/json': { schema: z.union([CallDetailSchema, CallV21FormSchema]) } },
+          },
+          ...errorResponses,
+        },
       },
     },
-    async (request) => {
-      const record = calls.get(identityOf(request).owner, request.params.id);
+    async (request, reply) => {
+      const { owner } = identityOf(request);
+      const record = calls.get(owner, request.params.id);
       if (!record) throw notFound('No such call', { callId: request.params.id });
-      return { ...toCallSummary(record), response: record.response ?? null };
+      if (request.query.form === undefined)
+        return { ...toCallSummary(record), response: record.response ?? null };
+      if (!record.response) {
+        throw new ApiError(
+          'E_CONFLICT',
+          'The call is still running: its v2.1 form exists once it has settled',
+          {
+            callId: record.callId,
+            status: record.status,
+          },
+        );
+      }
+      const body = await v21FormStream({
+        response: record.response,
+        files,
+        owner,
+        base64LimitBytes: (await files.flags(owner)).base64_size_limit_bytes,
+        contentPath: (id) => `/api/files/${id}/content`,
+      });
+      // A stream: Fastify pipes it without the response schema's serializer (which the type
+      // provider cannot express, hence the cast, as in file-content.ts).
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(body as never);
     },
   );
 

@@ -7,6 +7,7 @@
 //   DELETE /conversations/:id           delete (stops a running turn first)
 //   POST   /conversations/:id/messages  send a message; the turn streams back as SSE
 //   POST   /conversations/:id/cancel    stop the running turn
+//   POST   /conversations/:id/file-requests/:requestId   answer a paused call's file request
 import { fromStored } from '@ferry/agent';
 import {
   CancelTurnAnswerSchema,
@@ -15,6 +16,10 @@ import {
   ConversationPageSchema,
   CreateConversationBodySchema,
   FerryError,
+  type FerryErrorCode,
+  FileRequestAnsweredSchema,
+  FileRequestAnswerSchema,
+  IdSchema,
   ListConversationsQuerySchema,
   RenameConversationBodySchema,
   SendMessageBodySchema,
@@ -23,6 +28,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf, sessionOf } from '../auth/request-context.js';
 import { titleFrom, toConversationJson, toMessageJson } from '../chat/chat-schemas.js';
+import { createFileRequests } from '../chat/file-requests.js';
 import { registryHost } from '../chat/registry-host.js';
 import { streamTurn } from '../chat/stream-turn.js';
 import { ApiError, notFound } from '../http/api-error.js';
@@ -34,6 +40,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
   const { agent, chatTurns: turns, sessions, redact } = app.ferry;
   const host = registryHost(app.ferry.host, app.ferry.calls);
   const store = app.ferry.conversations;
+  const fileRequests = createFileRequests();
   app.addHook('onClose', async () => turns.cancelAll());
 
   const requireStore = () => {
@@ -161,7 +168,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Send a message; the reply streams back (server-sent events)',
         description:
-          'Each event: `id: <n>`, `event: <type>`, `data: <JSON>`. Types: turn_started, token (`delta`), tool_call_started, tool_call_event (the host call event: progress, notice, file_stored …), tool_call_finished (status, files), message (a stored message), error (`code`, `message`), turn_finished (`status`: completed, cancelled, failed, max_rounds). Closing the stream cancels the turn. 503 E_MODEL_NOT_CONFIGURED without a model; 409 while another turn of the conversation runs.',
+          'Each event: `id: <n>`, `event: <type>`, `data: <JSON>`. Types: turn_started, token (`delta`), tool_call_started, file_request and file_request_answered (a call waiting for files from the user; answer with POST /api/conversations/{id}/file-requests/{requestId}), tool_call_event (the host call event: progress, notice, file_stored …), tool_call_finished (status, files), message (a stored message), error (`code`, `message`), turn_finished (`status`: completed, cancelled, failed, max_rounds). Closing the stream cancels the turn. 503 E_MODEL_NOT_CONFIGURED without a model; 409 while another turn of the conversation runs.',
         tags,
         params: IdParamsSchema,
         body: SendMessageBodySchema,
@@ -203,6 +210,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
           slot,
           redact,
           host,
+          requestFiles: (fileRequest, signal) => fileRequests.open(user.owner, id, fileRequest, signal),
           user,
           sessionId: session.key,
           conversationId: id,
@@ -240,6 +248,32 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!(await conversations.get(owner, request.params.id))) throw missing(request.params.id);
       const cancelled = await turns.cancel(owner, request.params.id);
       return reply.code(cancelled ? 202 : 200).send({ cancelled });
+    },
+  );
+
+  app.post(
+    '/conversations/:id/file-requests/:requestId',
+    {
+      schema: {
+        summary: "Answer a paused tool call's file request",
+        description:
+          "A `file_request` event pauses a tool call of the running turn until its user picks (or approves the model's choice of) the files of its x-mcp-file inputs: `accept` with My Files ids per argument, or `decline` (the model is told the user declined; nothing is sent). 404 when the request is unknown, answered or its turn stopped; 4xx with the error envelope when a file is not this user's (E_FILE_NOT_FOUND), not of an accepted type (E_FILE_TYPE_REJECTED), too large (E_FILE_TOO_LARGE) or a required input is missing: the request stays open.",
+        tags,
+        params: z.object({ id: IdSchema, requestId: IdSchema }),
+        body: FileRequestAnswerSchema,
+        response: { 200: FileRequestAnsweredSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner } = identityOf(request);
+      const { id, requestId } = request.params;
+      const result = await fileRequests.answer(owner, id, requestId, request.body);
+      if (!result) throw notFound('No open file request with this id', { conversationId: id, requestId });
+      if (!result.ok) {
+        const meta = result.error.meta_data;
+        throw new FerryError(meta.error_code as FerryErrorCode, result.error.results.error, meta.details);
+      }
+      return { answered: true as const };
     },
   );
 };

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { createHost, type Host } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AppDeps, buildApp } from '../../src/app.js';
 import { type AppConfigInput, defaultAppConfig } from '../../src/config/app-config.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
@@ -40,6 +40,8 @@ export interface StartTestAppOptions {
   storage?: Record<string, unknown>;
   /** @default the example servers of ferry.config.json (enabled ones) */
   servers?: Record<string, unknown>;
+  /** The app's logger, e.g. `{ level: 'info', stream }` to read its lines. @default none */
+  logger?: AppDeps['logger'];
 }
 
 export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
@@ -61,6 +63,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     host,
     config: defaultAppConfig(options.app),
     hostPaths: { data: join(dir, 'data'), workspace: join(dir, 'workspaces') },
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

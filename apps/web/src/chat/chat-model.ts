@@ -1,8 +1,14 @@
 // What the chat shows, as a list of entries: the user's messages, the model's answers (growing
 // token by token while a turn streams), tool calls as cards (progress, notices, files, the result
-// the model read) and errors. Built from stored messages, then advanced by the turn's events.
-// Pure, so it is tested without a browser.
-import type { AssistantToolCall, ToolMessageStatus, TurnStatus, UiFile } from '@ferry/contract';
+// the model read, the file a paused call waits for) and errors. Built from stored messages, then
+// advanced by the turn's events. Pure, so it is tested without a browser.
+import type {
+  AssistantToolCall,
+  FileRequestInput,
+  ToolMessageStatus,
+  TurnStatus,
+  UiFile,
+} from '@ferry/contract';
 import { type CallState, reduceEvent } from '../state/use-tool-call';
 import type { ChatEvent, ChatMessageDto } from './chat-types';
 
@@ -39,6 +45,13 @@ export interface ToolEntry {
   content?: string;
   isError: boolean;
   error?: { code: string; message: string };
+  /** The call waits for the user to pick or approve the files of its x-mcp-file inputs. */
+  fileRequest?: { requestId: string; inputs: FileRequestInput[] };
+  /** What the user answered: the files that went to the server, or none. */
+  fileAnswer?: {
+    action: 'accept' | 'decline' | 'cancel';
+    files: { argument: string; id: string; name: string; size: number }[];
+  };
 }
 
 export interface ErrorEntry {
@@ -200,6 +213,26 @@ export function applyChatEvent(entries: ChatEntry[], event: ChatEvent): ChatEntr
           status: 'running',
         }),
       );
+    case 'file_request':
+      return upsertTool(
+        settleLive(entries),
+        event.toolCallId,
+        () => ({ ...toolEntry({ id: event.toolCallId, name: event.tool }), status: 'running' }),
+        (entry) => ({ ...entry, fileRequest: { requestId: event.requestId, inputs: event.inputs } }),
+      );
+    case 'file_request_answered':
+      return upsertTool(
+        entries,
+        event.toolCallId,
+        () => toolEntry({ id: event.toolCallId, name: '' }),
+        ({ fileRequest: _answered, ...entry }) => ({
+          ...entry,
+          fileAnswer: {
+            action: event.action,
+            files: event.files.map(({ argument, id, name, size }) => ({ argument, id, name, size })),
+          },
+        }),
+      );
     case 'tool_call_event':
       return upsertTool(
         entries,
@@ -232,6 +265,13 @@ export function applyChatEvent(entries: ChatEntry[], event: ChatEvent): ChatEntr
           ? { ...e, status: event.status === 'cancelled' ? ('cancelled' as const) : ('failed' as const) }
           : e,
       );
+      // A file request outlives no turn: nobody could answer it any more.
+      for (const [i, e] of settled.entries()) {
+        if (e.kind === 'tool' && e.fileRequest) {
+          const { fileRequest: _gone, ...rest } = e;
+          settled[i] = rest;
+        }
+      }
       if (event.status === 'completed') return settled;
       return [...settled, { kind: 'notice', key: nextKey('notice'), text: TURN_TEXT[event.status] }];
     }

@@ -3,7 +3,7 @@
 // Shift+Enter is a new line, Stop cancels the streaming turn). The file list Ferry sends the model
 // with each message is never shown: the API stores the user's text as typed.
 import './chat.css';
-import type { UiFile } from '@ferry/contract';
+import type { FileRequestAnswer, UiFile } from '@ferry/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { errorTitle } from '../lib/friendly-error';
 import { FriendlyErrorBox } from '../runner/result-view';
@@ -11,6 +11,7 @@ import { useApp } from '../state/app-context';
 import { renderMarkdown } from '../viewers/markdown-viewer';
 import type { ChatEntry } from './chat-model';
 import { ConversationList } from './conversation-list';
+import { FileRequestCard } from './file-request-card';
 import { ToolCard } from './tool-card';
 import { useChat } from './use-chat';
 
@@ -39,6 +40,7 @@ export function ChatPanel({ model }: { model: string }) {
             streaming={chat.streaming}
             model={model}
             onOpen={onOpen}
+            onAnswerFiles={chat.answerFileRequest}
           />
           <Composer
             streaming={chat.streaming}
@@ -58,12 +60,14 @@ function Messages({
   streaming,
   model,
   onOpen,
+  onAnswerFiles,
 }: {
   entries: readonly ChatEntry[];
   loading: boolean;
   streaming: boolean;
   model: string;
   onOpen(file: UiFile): void;
+  onAnswerFiles(requestId: string, answer: FileRequestAnswer): Promise<string | null>;
 }) {
   const end = useRef<HTMLDivElement>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -74,7 +78,10 @@ function Messages({
     if (!el) return;
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 160) end.current?.scrollIntoView({ block: 'end' });
   }, [entries]);
-  const waiting = streaming && !entries.some((e) => e.kind === 'assistant' && e.live);
+  // A call waiting for the user's file is not the model working.
+  const waiting =
+    streaming &&
+    !entries.some((e) => (e.kind === 'assistant' && e.live) || (e.kind === 'tool' && e.fileRequest));
   return (
     <div className="chat-messages" ref={box} data-testid="chat-messages" aria-busy={streaming}>
       {loading && <p className="muted">Loading…</p>}
@@ -90,7 +97,7 @@ function Messages({
       <ol className="chat-entries" aria-live="polite" aria-relevant="additions">
         {entries.map((entry) => (
           <li key={entry.key} className={`chat-entry ${entry.kind}`}>
-            <Entry entry={entry} onOpen={onOpen} />
+            <Entry entry={entry} onOpen={onOpen} onAnswerFiles={onAnswerFiles} />
           </li>
         ))}
       </ol>
@@ -115,7 +122,15 @@ function AssistantMarkdown({ text }: { text: string }) {
   return <div className="markdown-body chat-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-function Entry({ entry, onOpen }: { entry: ChatEntry; onOpen(file: UiFile): void }) {
+function Entry({
+  entry,
+  onOpen,
+  onAnswerFiles,
+}: {
+  entry: ChatEntry;
+  onOpen(file: UiFile): void;
+  onAnswerFiles(requestId: string, answer: FileRequestAnswer): Promise<string | null>;
+}) {
   switch (entry.kind) {
     case 'user':
       return (
@@ -139,7 +154,12 @@ function Entry({ entry, onOpen }: { entry: ChatEntry; onOpen(file: UiFile): void
         </div>
       );
     case 'tool':
-      return <ToolCard entry={entry} onOpen={onOpen} />;
+      return (
+        <>
+          <ToolCard entry={entry} onOpen={onOpen} />
+          <FileRequestCard entry={entry} onAnswer={onAnswerFiles} />
+        </>
+      );
     case 'error':
       return (
         <div data-testid="chat-error">

@@ -1,9 +1,12 @@
 // One tool call of a chat turn as a collapsible card: server › tool, status, live progress and
 // the 15/20/25 s notices while it runs, then the files it stored (the runner's chips, opening on
-// the canvas), the error if any, and what the model read.
+// the canvas), the error if any (and whether it may be retried), the tool's meta_data as the model
+// read it, and what the model read.
 import type { UiFile } from '@ferry/contract';
+import { useMemo } from 'react';
 import { CallNotices, CallProgress } from '../components/call-progress';
 import { errorTitle } from '../lib/friendly-error';
+import { MetaDataTable } from '../runner/meta-data-table';
 import { FileChips, FriendlyErrorBox } from '../runner/result-view';
 import type { ToolEntry } from './chat-model';
 
@@ -32,6 +35,35 @@ function pretty(text: string): string {
   }
 }
 
+interface ModelFacts {
+  metaData?: Record<string, unknown>;
+  /** Ferry's note when meta_data was over the model's cap. */
+  metaDataNote?: string;
+  retryable?: boolean;
+}
+
+/**
+ * meta_data and `error.retryable` as the model read them. The tool result is JSON (the agent's
+ * tool-result.ts) unless it was cut to the model's limit; then there is nothing to show here.
+ */
+function modelFacts(content: string | undefined): ModelFacts {
+  if (!content) return {};
+  let parsed: { meta_data?: unknown; error?: { retryable?: unknown } };
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const facts: ModelFacts = {};
+  const meta = parsed.meta_data;
+  if (typeof meta === 'string') facts.metaDataNote = meta;
+  else if (typeof meta === 'object' && meta !== null && !Array.isArray(meta))
+    facts.metaData = meta as Record<string, unknown>;
+  if (typeof parsed.error?.retryable === 'boolean') facts.retryable = parsed.error.retryable;
+  return facts;
+}
+
 const MAX_SHOWN = 4000;
 const shorten = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
 
@@ -40,6 +72,7 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
   const shown = entry.status === 'finished' && entry.isError ? 'failed' : entry.status;
   const summary = summaryOf(entry);
   const label = entry.server && entry.tool ? `${entry.server} › ${entry.tool}` : entry.name;
+  const facts = useMemo(() => modelFacts(entry.content), [entry.content]);
   return (
     <article
       className={`chat-tool ${shown}`}
@@ -76,9 +109,12 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
                 title: errorTitle(entry.error.code),
                 message: entry.error.message,
                 code: entry.error.code,
+                ...(facts.retryable === undefined ? {} : { retryable: facts.retryable }),
               }}
             />
           )}
+          {facts.metaData && <MetaDataTable metaData={facts.metaData} />}
+          {facts.metaDataNote && <p className="muted small">{facts.metaDataNote}</p>}
           {entry.content !== undefined && (
             <div>
               <h4>Result (what the model read)</h4>

@@ -1,5 +1,6 @@
 // The chat's state: the conversation list, the selected conversation's entries, and the turn
 // that is streaming (POST /api/conversations/{id}/messages answers with server-sent events).
+import type { FileRequestAnswer } from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiRequestError, api, errorFromResponse, rememberSession, sessionHeaders } from '../api/client';
 import { applyChatEvent, type ChatEntry, entriesFromMessages } from './chat-model';
@@ -20,6 +21,8 @@ export interface ChatState {
   remove(id: string): Promise<void>;
   send(text: string): Promise<void>;
   stop(): Promise<void>;
+  /** Answers a paused call's file request; the error text when Ferry refused the answer. */
+  answerFileRequest(requestId: string, answer: FileRequestAnswer): Promise<string | null>;
 }
 
 const describe = (error: unknown) =>
@@ -203,6 +206,20 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
     }
   }, []);
 
+  const answerFileRequest = useCallback(async (requestId: string, answer: FileRequestAnswer) => {
+    const id = selectedRef.current;
+    if (!id) return 'No conversation is open';
+    try {
+      await api(
+        `/api/conversations/${encodeURIComponent(id)}/file-requests/${encodeURIComponent(requestId)}`,
+        { method: 'POST', json: answer },
+      );
+      return null;
+    } catch (error) {
+      return describe(error).message;
+    }
+  }, []);
+
   return {
     conversations,
     listError,
@@ -217,5 +234,6 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
     remove,
     send,
     stop,
+    answerFileRequest,
   };
 }

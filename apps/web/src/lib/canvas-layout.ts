@@ -34,11 +34,21 @@ export function fileTab(
   };
 }
 
+/** A tool's v2 canvas envelope as a tab (lib/canvas-frame.ts, docs/canvas.md). */
 export interface CanvasFrameItem {
   kind: 'frame';
   key: string;
   url: string;
   title: string;
+  /** The server whose tool returned it: the API checks the origin against its allowlist on open. */
+  server?: string;
+  canvasId?: string;
+  callId?: string;
+  /** Why the host refused to frame it; the tab shows this instead of the frame. */
+  refusal?: string;
+  /** The frame's capability token: in memory only, never written to storage (canvas-storage.ts). */
+  token?: string;
+  tokenExpiresAt?: string;
 }
 
 export type CanvasItem = CanvasFileItem | CanvasFrameItem;

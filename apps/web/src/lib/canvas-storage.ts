@@ -1,7 +1,7 @@
 // The canvas tabs as kept across a reload: what is written to storage and how it is read back.
 // Stored per user (proxy auth may put several users in one browser) and read defensively: the
 // stored text is whatever an older version or another tool left there. Pure, so it is unit-tested.
-import { type CanvasItem, type CanvasState, EMPTY_CANVAS } from './canvas-layout';
+import { type CanvasFrameItem, type CanvasItem, type CanvasState, EMPTY_CANVAS } from './canvas-layout';
 
 const VERSION = 1;
 
@@ -10,7 +10,13 @@ export function canvasStorageKey(username: string): string {
 }
 
 export function serializeCanvas(state: CanvasState): string {
-  const { open, items, active, secondary } = state;
+  const { open, active, secondary } = state;
+  // A canvas token lives as long as the page: storage would outlive it and any script could read it.
+  const items = state.items.map((item) => {
+    if (item.kind !== 'frame') return item;
+    const { token: _token, tokenExpiresAt: _expires, ...kept } = item;
+    return kept;
+  });
   return JSON.stringify({ v: VERSION, open, items, active, secondary });
 }
 
@@ -29,7 +35,12 @@ function readItem(value: unknown): CanvasItem | null {
   if (item.kind === 'frame') {
     const { url, title } = item;
     if (!isString(url) || !isString(title)) return null;
-    return { kind: 'frame', key: item.key, url, title };
+    const frame: CanvasFrameItem = { kind: 'frame', key: item.key, url, title };
+    for (const field of ['server', 'canvasId', 'callId', 'refusal'] as const) {
+      const value = item[field];
+      if (isString(value)) frame[field] = value;
+    }
+    return frame;
   }
   return null;
 }

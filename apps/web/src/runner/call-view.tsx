@@ -31,11 +31,14 @@ export function CallView({
   call,
   onCancel,
   onOpen,
+  onRetry,
   sectionRef,
 }: {
   call: CallState;
   onCancel(): void;
   onOpen(file: UiFile): void;
+  /** Runs the same call again; the result view offers it on retryable failures. */
+  onRetry?(): void;
   /** The section, focusable from script: Run moves focus here (its Run button is disabled). */
   sectionRef?: Ref<HTMLElement>;
 }) {
@@ -85,7 +88,9 @@ export function CallView({
           }}
         />
       )}
-      {call.response && <ResultView response={call.response} onOpen={onOpen} />}
+      {call.response && (
+        <ResultView response={call.response} onOpen={onOpen} {...(onRetry ? { onRetry } : {})} />
+      )}
       {call.log.length > 0 && (
         <details className="call-log">
           <summary>Activity ({call.log.length})</summary>

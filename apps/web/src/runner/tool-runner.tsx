@@ -1,6 +1,14 @@
 // Run any tool without a model: pick a server and a tool, fill the form generated from its
 // inputSchema, run it and follow it live.
-import type { CallDetail, CallEvent, ServerDto, ToolDto, ToolList, UiFile } from '@ferry/contract';
+import type {
+  CallDetail,
+  CallEvent,
+  ServerDto,
+  StartCallRequest,
+  ToolDto,
+  ToolList,
+  UiFile,
+} from '@ferry/contract';
 import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/client';
 import { MarkdownInline } from '../components/markdown-inline';
@@ -30,6 +38,13 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
   // call (status, progress, then the result) once it is on screen.
   const callView = useRef<HTMLElement>(null);
   const focusCall = useRef(false);
+  // What Run sent last: Retry sends it again as it was, whatever the form shows by then.
+  const lastRequest = useRef<StartCallRequest | null>(null);
+  const run = (request: StartCallRequest) => {
+    lastRequest.current = request;
+    focusCall.current = true;
+    void start(request);
+  };
   const startedAt = call?.startedAt;
   useEffect(() => {
     if (startedAt === undefined || !focusCall.current) return;
@@ -80,13 +95,15 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
       setTimeout(() => document.querySelector<HTMLElement>('.runner [aria-invalid="true"]')?.focus(), 0);
       return;
     }
-    focusCall.current = true;
-    void start({
+    run({
       server,
       tool: tool.name,
       arguments: built.values,
       ...(Object.keys(built.files).length ? { fileInputs: built.files } : {}),
     });
+  };
+  const retry = () => {
+    if (lastRequest.current && !running) run(lastRequest.current);
   };
 
   return (
@@ -156,6 +173,7 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
             void cancel();
           }}
           onOpen={onOpen}
+          onRetry={retry}
           sectionRef={callView}
         />
       )}

@@ -31,7 +31,7 @@ export function FileViewer({ item }: { item: CanvasItem }) {
 }
 
 function ChosenViewer({ item }: { item: CanvasItem }) {
-  if (item.kind === 'frame') return <FrameViewer url={item.url} title={item.title} />;
+  if (item.kind === 'frame') return <FrameViewer item={item} />;
   const { fileId, name, mime, size } = item;
   switch (viewerOf(item)) {
     case 'image':

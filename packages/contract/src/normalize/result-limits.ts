@@ -15,6 +15,14 @@
 export const DEFAULT_MAX_RESULT_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Longest text of a tool's answer the model is given: 16,000 characters. The host stores a result
+ * whose answer would be longer in My Files and gives the model its beginning and the file's name
+ * (packages/host/src/pipeline/store-large-result.ts); the agent cuts anything still longer with a
+ * note. One number for both, so neither cuts what the other sized (FERRY_LLM_MAX_RESULT_CHARS).
+ */
+export const DEFAULT_MODEL_RESULT_CHARS = 16_000;
+
+/**
  * Deepest nesting of objects and arrays read in a result (the CallToolResult is level 1) or in a
  * JSON payload a tool put in a text block. Real results stay within a dozen levels; past a few
  * thousand, recursive readers (JSON.stringify among them) throw RangeError.

@@ -20,7 +20,7 @@ export type OutcomeForm =
   | 'empty';
 
 /** Where in the result a file came from (the wire's list, wire/call-answer.ts, less the host's own). */
-export type OutputOrigin = Exclude<HostOutputOrigin, 'workspace'>;
+export type OutputOrigin = Exclude<HostOutputOrigin, 'workspace' | 'result'>;
 
 /** How the bytes of a file arrive; the host turns each into a stream for storage. */
 export type FileSourceForm =

@@ -23,8 +23,9 @@ export const DisplayHintsSchema = z.object({
 export type DisplayHints = z.infer<typeof DisplayHintsSchema>;
 
 /**
- * Where in a tool's result a file came from (the normalizer's OutputOrigin), plus `workspace`:
- * files the host found in the tool's workspace.
+ * Where in a tool's result a file came from (the normalizer's OutputOrigin), plus the host's own:
+ * `workspace`, files the host found in the tool's workspace, and `result`, the result itself,
+ * stored because it was too large for the model.
  */
 const HostOutputOriginSchema = z.enum([
   'artifact',
@@ -36,6 +37,7 @@ const HostOutputOriginSchema = z.enum([
   'mcp_resource',
   'mcp_resource_link',
   'workspace',
+  'result',
 ]);
 export type HostOutputOrigin = z.infer<typeof HostOutputOriginSchema>;
 
@@ -60,11 +62,30 @@ const UnstoredOutputSchema = z.object({
 });
 export type UnstoredOutput = z.infer<typeof UnstoredOutputSchema>;
 
+/**
+ * The most of a tool's `meta_data` the model is shown: 2 KiB of JSON (UTF-8 bytes). v2.1 §1.1 calls
+ * meta_data "small, structured facts"; past this it is no longer small, and the model reads a note
+ * naming the cap instead (the UI and the API still get all of it).
+ */
+export const MODEL_META_DATA_MAX_BYTES = 2048;
+
 const ModelAnswerSchema = z.object({
   results: z.unknown(),
   files: z.array(z.object({ name: z.string(), description: z.string().optional() })),
   isError: z.boolean(),
-  error: z.object({ code: z.string(), message: z.string(), suggestion: z.string().optional() }).optional(),
+  /** The tool's `meta_data` when its JSON is at most MODEL_META_DATA_MAX_BYTES, else absent. */
+  metaData: z.record(z.string(), z.unknown()).optional(),
+  /** Instead of `metaData` when that is over the cap: says how big it was and what the cap is. */
+  metaDataNote: z.string().optional(),
+  error: z
+    .object({
+      code: z.string(),
+      message: z.string(),
+      suggestion: z.string().optional(),
+      /** v2.1 §12: the same call may safely be run again (a timeout, a server that was down). */
+      retryable: z.boolean(),
+    })
+    .optional(),
   /** Files the tool meant to return that were not stored: name and a reason without paths. */
   notStored: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
 });
@@ -80,6 +101,8 @@ export const UiFileSchema = z.object({
   viewer: stored.viewer,
   /** The file the display hints name as `primary_file`. */
   primary: z.literal(true).optional(),
+  /** The tool's whole result, stored because it was too large for the model (which got a preview). */
+  fullResult: z.literal(true).optional(),
   autoOpen: z.boolean(),
   category: stored.category,
   description: stored.description,
@@ -89,25 +112,44 @@ export const UiFileSchema = z.object({
 export type UiFile = z.infer<typeof UiFileSchema>;
 
 const envelope = CanvasEnvelopeSchema.shape;
-/** The tool's canvas envelope (CanvasEnvelopeSchema's fields), its keys in the order the API sends them. */
-const UiCanvasSchema = z.looseObject({
+/**
+ * The tool's canvas envelope (CanvasEnvelopeSchema's fields, nothing else a tool adds to it) and
+ * the host's decision on framing it (docs/canvas.md): `allowed` only when the URL's origin is one
+ * the server's `canvasOrigins` allow. A refused canvas keeps its URL for the message, never its token.
+ */
+const UiCanvasSchema = z.object({
   id: envelope.id,
   url: envelope.url,
   type: envelope.type,
   open: envelope.open,
   persistence: envelope.persistence,
-  token: envelope.token,
+  token: envelope.token.describe(
+    'Capability token for the frame alone, posted to it once it loads (docs/canvas.md); only when allowed and not expired',
+  ),
+  tokenExpiresAt: z.string().optional().describe("The envelope's token_expires_at, ISO 8601"),
   title: envelope.title,
   mode: envelope.mode,
+  server: z.string().describe('The server whose tool returned the envelope'),
+  origin: z.string().describe("The URL's origin, scheme://host[:port]"),
+  allowed: z.boolean().describe('Whether the origin is allowed for the server: the UI frames nothing else'),
+  refusal: z.string().optional().describe('Why it is not framed: "origin … is not allowed for server …"'),
 });
+export type UiCanvas = z.infer<typeof UiCanvasSchema>;
 
 const UiAnswerSchema = z.object({
   display: DisplayHintsSchema,
-  canvas: UiCanvasSchema.optional().describe('v2 iframe canvas envelope; render without allow-same-origin'),
+  canvas: UiCanvasSchema.optional().describe('v2 iframe canvas envelope and whether it may be framed'),
   files: z.array(UiFileSchema),
   rejected: z.array(HostRejectedOutputSchema),
   unstored: z.array(UnstoredOutputSchema),
   warnings: z.array(z.string()),
+  /** The tool's `meta_data` (v2.1 §1.1: small structured facts), whole. */
+  metaData: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Whether the same call may safely be run again: for a failure, its error's `retryable` (v2.1
+   * §12); for a success, the tool's top-level `retryable` when it gave one.
+   */
+  retryable: z.boolean().optional(),
   /** The spec envelope when the call failed as a whole. */
   error: ErrorEnvelopeSchema.optional(),
 });

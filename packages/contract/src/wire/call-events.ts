@@ -86,7 +86,15 @@ export const CallEventBodySchema = z.discriminatedUnion('type', [
     elicitationId: z.string(),
     action: z.enum(['accept', 'decline', 'cancel']),
   }),
-  z.object({ type: z.literal('finished'), isError: z.boolean(), files: z.number() }),
+  z.object({
+    type: z.literal('finished'),
+    isError: z.boolean(),
+    files: z.number(),
+    /** The tool's `meta_data`, as the answer's forUi.metaData. */
+    metaData: z.record(z.string(), z.unknown()).optional(),
+    /** As the answer's forUi.retryable: set for an error, or when the tool said. */
+    retryable: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string(), retryable: z.boolean() }),
   z.object({ type: z.literal('cancelled'), reason: z.string() }),
 ]);

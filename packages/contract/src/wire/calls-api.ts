@@ -2,6 +2,7 @@
 // tool calls without a model, their state and outcome, and answers to a server's questions.
 import { z } from 'zod';
 import { ToolCallResponseSchema } from './call-answer.js';
+import { CALL_FORMS } from './call-v21-form.js';
 import { IdSchema, pageSchema, pagingFields } from './common.js';
 
 export const CallStatusSchema = z.enum(['running', ...ToolCallResponseSchema.shape.status.options]);
@@ -20,6 +21,19 @@ export const CallSummarySchema = z
   .meta({ id: 'CallSummary' });
 export type CallSummary = z.infer<typeof CallSummarySchema>;
 
+/**
+ * GET /api/calls/:id's query. Strict, like the list: a misspelt `from=v2.1` is a 400, not the
+ * default form answered as if it were the one asked for.
+ */
+export const CallDetailQuerySchema = z.strictObject({
+  form: z
+    .enum(CALL_FORMS)
+    .optional()
+    .describe(
+      'v2.1: the outcome as a tool contract v2.1 output (§6.2): files inline as b64 up to base64_size_limit_mb, a reference above it; streamed',
+    ),
+});
+
 /** GET /api/calls/:id. */
 export const CallDetailSchema = CallSummarySchema.extend({
   response: ToolCallResponseSchema.nullable().describe('The outcome, once the call has settled'),
@@ -32,6 +46,7 @@ export type CallDetail = z.infer<typeof CallDetailSchema>;
  */
 export const CallListQuerySchema = z.strictObject(pagingFields(100, 1000));
 export const CallPageSchema = pageSchema(CallSummarySchema);
+export type CallPage = z.infer<typeof CallPageSchema>;
 
 /** POST /api/calls. */
 export const StartCallBodySchema = z.object({

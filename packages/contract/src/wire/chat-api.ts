@@ -71,5 +71,24 @@ export const ConversationDetailSchema = ConversationDtoSchema.extend({
   messages: z.array(ChatMessageSchema),
 }).meta({ id: 'ConversationDetail' });
 
+/**
+ * POST /api/conversations/:id/file-requests/:requestId: the user's answer to a `file_request`
+ * event. `accept` names My Files ids per x-mcp-file argument (the model's proposal or the user's
+ * own pick); `decline` sends nothing and tells the model so.
+ */
+export const FileRequestAnswerSchema = z
+  .discriminatedUnion('action', [
+    z.strictObject({
+      action: z.literal('accept'),
+      files: z
+        .record(z.string().max(200), z.union([IdSchema, z.array(IdSchema).min(1).max(100)]))
+        .describe('My Files ids per x-mcp-file argument'),
+    }),
+    z.strictObject({ action: z.literal('decline') }),
+  ])
+  .meta({ id: 'FileRequestAnswer' });
+export type FileRequestAnswer = z.infer<typeof FileRequestAnswerSchema>;
+export const FileRequestAnsweredSchema = z.object({ answered: z.literal(true) });
+
 /** POST /api/conversations/:id/cancel. */
 export const CancelTurnAnswerSchema = z.object({ cancelled: z.boolean() });

@@ -1,6 +1,6 @@
 // The hooks that turn what the steps report (watchdog notices and progress, a server's questions,
 // stored files) into call events, kept out of call-tool.ts so that file reads as the list of steps.
-import { findFileInputs, type StoredFileSummary } from '@ferry/contract';
+import { type CallAnswer, type CallEventBody, findFileInputs, type StoredFileSummary } from '@ferry/contract';
 import type { ElicitationRequest, ElicitationResult } from '../connections/connection.js';
 import type { CallEventSink } from '../events/call-events.js';
 import type { WatchdogInput } from './call-with-watchdog.js';
@@ -71,4 +71,19 @@ export function storedSummary({ output, record }: StoredOutput): StoredFileSumma
   if (record.category) summary.category = record.category;
   if (record.description) summary.description = record.description;
   return summary;
+}
+
+/** The `finished` event of a call that answered: what the UI answer says, meta_data and retryable too. */
+export function finishedEvent(
+  answer: CallAnswer,
+  files: number,
+): Extract<CallEventBody, { type: 'finished' }> {
+  const { metaData, retryable } = answer.forUi;
+  return {
+    type: 'finished',
+    isError: answer.forModel.isError,
+    files,
+    ...(metaData === undefined ? {} : { metaData }),
+    ...(retryable === undefined ? {} : { retryable }),
+  };
 }

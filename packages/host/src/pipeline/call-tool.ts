@@ -13,6 +13,8 @@
 //                                                  E_INVALID_PATH, E_FILE_TOO_LARGE, E_INVALID_INPUT,
 //                                                  E_FILE_NOT_FOUND (rejected, the call goes on)
 //   5 storeOutputs        store-outputs.ts         per file: E_FILE_TOO_LARGE, E_QUOTA_EXCEEDED (rejected)
+//     storeLargeResult    store-large-result.ts    - (a result too large for the model is a file too;
+//                                                  if it cannot be stored, the model gets its beginning)
 //   6 answer              answer.ts                -
 //
 // Events: started → arguments_prepared → progress/notice… → file_stored… → finished, or failed /
@@ -22,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type CallAnswer,
   type CallEvent,
+  DEFAULT_MODEL_RESULT_CHARS,
   type ErrorEnvelope,
   errorEnvelope,
   FerryError,
@@ -37,15 +40,18 @@ import {
   type CallWithWatchdogHooks,
   elicitationHook,
   eventHooks,
+  finishedEvent,
   storedSummary,
 } from './call-event-hooks.js';
 import { callWithWatchdog, type WatchdogTimeouts } from './call-with-watchdog.js';
+import { withCanvasToken } from './canvas-policy.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CollectedFile, collectOutputs } from './collect-outputs.js';
 import type { ElicitationBroker } from './elicitation-bridge.js';
 import { type FileMode, prepareArguments } from './prepare-arguments.js';
 import { redactionFor } from './redact-for-model.js';
 import { resolveConventions } from './resolve-conventions.js';
+import { storeLargeResult } from './store-large-result.js';
 import { storeOutputs } from './store-outputs.js';
 
 export interface ToolCallRequest {
@@ -72,6 +78,8 @@ export interface ServerSettings {
    * @default true
    */
   detectWorkspaceFiles?: boolean;
+  /** Origins this server's canvas envelopes may be framed from (canvasOriginsOf). @default none */
+  canvasOrigins?: readonly string[];
 }
 
 export interface ToolCallDeps {
@@ -85,6 +93,11 @@ export interface ToolCallDeps {
   emit(event: CallEvent): void;
   /** Bridges the server's elicitations to the user; absent: they are answered `cancel`. */
   elicitations?: ElicitationBroker;
+  /**
+   * Longest answer text the model is given; a larger result is stored in My Files and the model
+   * gets its beginning and the file's name. @default DEFAULT_MODEL_RESULT_CHARS (16,000)
+   */
+  maxModelResultChars?: number;
 }
 
 export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallResponse> {
@@ -196,6 +209,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     });
     if (!collected.ok) return fail(collected.error, prepared.warnings);
     opened.push(...collected.files);
+    // The canvas token is the frame's alone: echoed anywhere the model reads, it is redacted.
+    redaction = withCanvasToken(redaction, collected.outcome.canvas);
 
     // 5. My Files.
     const stored = await storeOutputs({
@@ -208,17 +223,38 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       readResource: (uri) => connection.readResource(uri, request.signal ? { signal: request.signal } : {}),
       onStored: (file) => events.emit({ type: 'file_stored', file: storedSummary(file) }),
     });
+    // A result too large for the model goes to My Files too; the model gets its beginning.
+    const modelResults = await storeLargeResult({
+      outcome: collected.outcome,
+      redaction,
+      tool: request.tool,
+      callId,
+      maxChars: deps.maxModelResultChars ?? DEFAULT_MODEL_RESULT_CHARS,
+      stored: stored.stored,
+      store: {
+        files: deps.files,
+        owner: user.owner,
+        sessionId: request.sessionId,
+        display: collected.outcome.display,
+        signal: request.signal,
+        onStored: (file) => events.emit({ type: 'file_stored', file: storedSummary(file) }),
+      },
+    });
+    const allStored = modelResults.stored ? [...stored.stored, modelResults.stored] : stored.stored;
 
     // 6. The answer.
     const result = answer({
       outcome: collected.outcome,
-      stored: stored.stored,
+      stored: allStored,
       rejected: [...collected.rejected, ...stored.rejected],
       unstored: stored.unstored,
-      warnings: [...prepared.warnings, ...collected.warnings],
+      warnings: [...prepared.warnings, ...collected.warnings, ...modelResults.warnings],
       redaction,
+      modelResults: modelResults.results,
+      canvas: { server: request.server, origins: settings.canvasOrigins ?? [] },
+      now: clock.now(),
     });
-    events.emit({ type: 'finished', isError: result.forModel.isError, files: stored.stored.length });
+    events.emit(finishedEvent(result, allStored.length));
     return respond('finished', result);
   } catch (error) {
     if (request.signal?.aborted) return cancelled('cancelled by the user');

@@ -27,7 +27,7 @@ export type PickResult =
 export async function pickFileInputs(options: {
   fileInputs: FileInput[];
   picks: Record<string, string | string[]> | undefined;
-  files: FileStore;
+  files: Pick<FileStore, 'stat'>;
   owner: string;
 }): Promise<PickResult> {
   const slots: PickedSlot[] = [];

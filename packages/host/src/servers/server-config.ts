@@ -1,6 +1,7 @@
 import { hasOnlyUserPlaceholders, SANDBOX_MODES, TIMEOUT_NOTICES, TIMEOUT_SECONDS } from '@ferry/contract';
 import type { SandboxServer } from '@ferry/sandbox';
 import { z } from 'zod';
+import { parseOrigin } from './canvas-origins.js';
 
 // One entry of the `servers` section of ferry.config, as data. Unknown keys are errors, so a typo
 // such as `idleSecond` or an `env` on an HTTP server fails at startup instead of being ignored.
@@ -62,7 +63,23 @@ const timeoutsSchema = z
     return { noticeSeconds, timeoutSeconds: t.timeoutSeconds, hardCapSeconds: t.hardCapSeconds };
   });
 
+/**
+ * Origins (`https://dash.example.com`, no path) a tool's v2 `canvas` envelope may be framed from,
+ * normalized as browsers compare them. Absent: a remote server's own origin; none for a local one.
+ */
+const canvasOriginsSchema = z
+  .array(
+    z.string().transform((value, ctx) => {
+      const check = parseOrigin(value);
+      if (check.ok) return check.origin;
+      ctx.addIssue({ code: 'custom', message: check.problem });
+      return z.NEVER;
+    }),
+  )
+  .max(50, 'canvasOrigins: at most 50 origins');
+
 const commonShape = {
+  canvasOrigins: canvasOriginsSchema.optional(),
   timeouts: timeoutsSchema.prefault({}),
   /** A connection with no call for this long is closed (and a local process stopped). @default 600 */
   idleSeconds: seconds('idleSeconds').default(600),
@@ -132,6 +149,8 @@ interface ServerConfigBase {
   readonly timeouts: ServerTimeouts;
   readonly idleSeconds: number;
   readonly enabled: boolean;
+  /** As configured; `canvasOriginsOf` applies the default. */
+  readonly canvasOrigins?: readonly string[];
 }
 
 /**

@@ -199,6 +199,7 @@ describe('answerFromError', () => {
         code: 'E_TIMEOUT',
         message: 'Tool execution timed out after 30 seconds',
         suggestion: 'Consider breaking large operations into smaller chunks or using progress reporting',
+        retryable: true,
       },
     });
     expect(result.forUi.error).toBe(envelope);
