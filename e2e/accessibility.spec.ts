@@ -171,7 +171,7 @@ test.describe('chat with a model', () => {
       await input.press('Enter');
       await expect(page.getByTestId('chat-assistant').last()).toContainText('shows 4 regions');
       await expect(page.getByTestId('chat-tool')).toHaveAttribute('data-status', 'finished');
-      await page.getByTestId('chat-tool').locator('summary').click();
+      await page.getByTestId('chat-tool').locator('summary').first().click();
       await expect(page.getByTestId('chat-input')).toBeEnabled();
       await expectAccessible(page, `a chat turn (${theme})`);
     });

@@ -73,7 +73,7 @@ test('a chat turn runs the report tool on an uploaded CSV and opens the report i
   expect(JSON.stringify(first.body.messages)).toContain(name);
   await expect(page.getByTestId('chat-messages')).not.toContainText('[SYSTEM');
   // The tool card folds open to show the arguments and what the model read.
-  await card.locator('summary').click();
+  await card.locator('summary').first().click(); // the card's own; meta_data folds inside it
   await expect(card.getByTestId('chat-tool-result')).toContainText('Chat sales');
   await screenshot(page, 'chat-turn');
 
