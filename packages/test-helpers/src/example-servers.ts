@@ -26,6 +26,24 @@ export const TEST_ONLY_SERVERS: readonly ServerName[] = ['legacy', 'escape'];
 /** Extra arguments the test config gives a server: the slow server's misbehaving tools. */
 export const TEST_ARGS: Partial<Record<ServerName, string[]>> = { slow: ['--test-tools'] };
 
+/** Example scripts only tests start, by path (in neither config): oversized and exact-size outputs. */
+export type TestScript = 'flood' | 'sized';
+
+/** A stdio server config running examples/servers/src/<script>.ts as the configs run them. */
+export function scriptServer(script: ServerName | TestScript) {
+  return {
+    transport: 'stdio' as const,
+    command: process.execPath,
+    args: [
+      '--import',
+      'tsx',
+      '--conditions=ferry-source',
+      join(REPO_ROOT, 'examples', 'servers', 'src', `${script}.ts`),
+    ],
+    cwd: REPO_ROOT,
+  };
+}
+
 /**
  * The command line of test/ferry.test-config.json (ferry.config.json's for the servers it does not
  * override), with an absolute script path; `{ user: true }`: ferry.config.json's.
@@ -34,16 +52,8 @@ export function serverCommand(
   name: ServerName,
   options: { user?: boolean } = {},
 ): { command: string; args: string[] } {
-  return {
-    command: process.execPath,
-    args: [
-      '--import',
-      'tsx',
-      '--conditions=ferry-source',
-      join(REPO_ROOT, 'examples', 'servers', 'src', `${name}.ts`),
-      ...(options.user ? [] : (TEST_ARGS[name] ?? [])),
-    ],
-  };
+  const { command, args } = scriptServer(name);
+  return { command, args: [...args, ...(options.user ? [] : (TEST_ARGS[name] ?? []))] };
 }
 
 export interface TempDir {

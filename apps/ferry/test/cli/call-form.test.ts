@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CallV21FormSchema } from '@ferry/contract';
+import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { exampleServers, REPO_ROOT, startTestApp, type TestApp } from '../support/start-app.js';
@@ -23,15 +24,7 @@ beforeAll(async () => {
     servers: {
       slow,
       sized: {
-        transport: 'stdio',
-        command: process.execPath,
-        args: [
-          '--import',
-          'tsx',
-          '--conditions=ferry-source',
-          join(REPO_ROOT, 'examples/servers/src/sized.ts'),
-        ],
-        cwd: REPO_ROOT,
+        ...scriptServer('sized'),
         fileMode: 'path',
       },
     },

@@ -5,9 +5,9 @@
 // test streams too: it decodes and hashes the b64 as it arrives, keeping no copy.
 import { createHash } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
-import { join } from 'node:path';
+import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { http, REPO_ROOT, settledCall, startTestApp, type TestApp } from '../support/start-app.js';
+import { http, settledCall, startTestApp, type TestApp } from '../support/start-app.js';
 
 const MIB = 1024 * 1024;
 const SIZE = 64 * MIB;
@@ -19,15 +19,7 @@ beforeAll(async () => {
     storage: { base64_size_limit_mb: 100 },
     servers: {
       sized: {
-        transport: 'stdio',
-        command: process.execPath,
-        args: [
-          '--import',
-          'tsx',
-          '--conditions=ferry-source',
-          join(REPO_ROOT, 'examples/servers/src/sized.ts'),
-        ],
-        cwd: REPO_ROOT,
+        ...scriptServer('sized'),
         fileMode: 'path',
       },
     },

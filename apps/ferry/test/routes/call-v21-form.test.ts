@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { CallV21FormSchema } from '@ferry/contract';
+import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream } from '../../src/cli/sse-reader.js';
 import {
@@ -17,7 +18,6 @@ import {
   exampleServers,
   http,
   PROXY_AUTH,
-  REPO_ROOT,
   settledCall,
   startTestApp,
   type TestApp,
@@ -36,15 +36,7 @@ beforeAll(async () => {
     servers: {
       slow,
       sized: {
-        transport: 'stdio',
-        command: process.execPath,
-        args: [
-          '--import',
-          'tsx',
-          '--conditions=ferry-source',
-          join(REPO_ROOT, 'examples/servers/src/sized.ts'),
-        ],
-        cwd: REPO_ROOT,
+        ...scriptServer('sized'),
         fileMode: 'path',
       },
     },

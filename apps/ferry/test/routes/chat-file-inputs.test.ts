@@ -5,127 +5,40 @@
 // POST /api/conversations/{id}/file-requests/{requestId}. The tool reports the SHA-256 of what it
 // received, so each test knows exactly which bytes arrived.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAgent, createOpenAiCompatibleModelClient } from '@ferry/agent';
-import { createHost, type Host } from '@ferry/host';
-import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@ferry/test-helpers/scripted-model-server';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { parseStream } from '../../src/cli/sse-reader.js';
-import { defaultAppConfig } from '../../src/config/app-config.js';
 import {
-  asUser,
-  exampleServers,
-  type FileJson,
-  type HttpResult,
-  http,
-  PROXY_AUTH,
-  uploadOk,
-} from '../support/start-app.js';
+  ALICE,
+  BOB,
+  type ChatApp,
+  type ChatEvent,
+  JSON_TYPE,
+  sendChatMessage,
+  startChatApp,
+} from '../support/chat-app.js';
+import { exampleServers, type FileJson, type HttpResult, http, uploadOk } from '../support/start-app.js';
 
-const ALICE = asUser('alice');
-const BOB = asUser('bob');
-const JSON_TYPE = { 'content-type': 'application/json' };
 const TOOL = 'xfile__fingerprint_document';
 const NOTES = 'id,note\n1,ship the release\n2,write the docs\n';
 const PICKED = 'picked by hand\nsecond line\n';
 // 8×8 PNG signature and header: a real image, of a type the document input does not accept.
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000008000000080806000000c40fbe8b', 'hex');
 
-interface Running {
-  url: string;
-  app: FastifyInstance;
-  host: Host;
-  storage: OpenedStorage;
-  close(): Promise<void>;
-}
-
-async function startFerry(model: ScriptedModelServer): Promise<Running> {
-  const dir = await mkdtemp(join(tmpdir(), 'ferry-chat-files-'));
-  const storage = await openStorage(loadStorageConfig({ file: { dataDir: join(dir, 'data') }, env: {} }));
-  const all = await exampleServers();
-  const host = createHost({
-    config: { servers: { xfile: all.xfile } },
-    files: storage.files,
-    workspacesRoot: join(dir, 'workspaces'),
-    downloadUrl: (id, token) => `http://127.0.0.1:9/api/files/${id}/content?token=${token}`,
-    pool: { onStderr: () => {} },
-  });
-  const agent = createAgent({
-    model: createOpenAiCompatibleModelClient({
-      baseURL: model.baseURL,
-      apiKey: 'sk-chat-files-key',
-      model: 'scripted-1',
-      maxRetries: 0,
-    }),
-    host,
-    files: storage.files,
-    hostPaths: [dir],
-  });
-  const app = buildApp({
-    files: storage.files,
-    host,
-    config: defaultAppConfig({ auth: PROXY_AUTH }),
-    hostPaths: { data: join(dir, 'data'), workspace: join(dir, 'workspaces') },
-    agent,
-    conversations: storage.conversations,
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    app,
-    host,
-    storage,
-    close: async () => {
-      await app.close();
-      await host.close();
-      await storage.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-interface ChatEvent {
-  event: string;
-  data: Record<string, unknown>;
+async function startFerry(model: ScriptedModelServer): Promise<ChatApp> {
+  const { xfile } = await exampleServers();
+  return startChatApp({ model, servers: { xfile }, apiKey: 'sk-chat-files-key' });
 }
 
 /** POSTs a message and reads the whole SSE reply; `onEvent` sees each event as it arrives. */
-function send(
+const send = async (
   base: string,
   conversationId: string,
   text: string,
-  onEvent: (event: ChatEvent) => void = () => {},
-): Promise<ChatEvent[]> {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify({ text });
-    const req = httpRequest(
-      new URL(`/api/conversations/${conversationId}/messages`, base),
-      { method: 'POST', headers: { ...ALICE, ...JSON_TYPE, 'content-length': Buffer.byteLength(payload) } },
-      (response) => {
-        const events: ChatEvent[] = [];
-        parseStream(response, (event) => {
-          const parsed = { event: event.event, data: JSON.parse(event.data) as Record<string, unknown> };
-          events.push(parsed);
-          onEvent(parsed);
-        })
-          .then(() => resolve(events))
-          .catch(reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+  onEvent?: (event: ChatEvent) => void,
+) => (await sendChatMessage(base, conversationId, { text }, onEvent)).events;
 
 /** A tool result as the model reads it (tool-result.ts). */
 interface ToolResult {
@@ -137,7 +50,7 @@ interface ToolResult {
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 describe('x-mcp-file inputs in the chat', () => {
-  let f: Running;
+  let f: ChatApp;
   let model: ScriptedModelServer;
   let notes: FileJson;
   let picked: FileJson;

@@ -2,150 +2,40 @@
 // example servers), the agent pointed at a scripted OpenAI-compatible server on loopback. Turns
 // stream as server-sent events; conversations are stored, resumable, per user, deletable.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgent, createOpenAiCompatibleModelClient } from '@ferry/agent';
-import { createHost, type Host } from '@ferry/host';
-import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
 import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@ferry/test-helpers/scripted-model-server';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { parseStream } from '../../src/cli/sse-reader.js';
-import { defaultAppConfig } from '../../src/config/app-config.js';
 import { startServer } from '../../src/server.js';
-import { asUser, exampleServers, http, PROXY_AUTH, uploadOk } from '../support/start-app.js';
+import {
+  ALICE,
+  BOB,
+  type ChatApp,
+  createConversation,
+  JSON_TYPE,
+  sendChatMessage,
+  startChatApp,
+} from '../support/chat-app.js';
+import { exampleServers, http, uploadOk } from '../support/start-app.js';
 
-const ALICE = asUser('alice');
-const BOB = asUser('bob');
-const JSON_TYPE = { 'content-type': 'application/json' };
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 
-interface Running {
-  url: string;
-  app: FastifyInstance;
-  host: Host;
-  storage: OpenedStorage;
-  close(): Promise<void>;
-}
-
-async function startFerry(model: ScriptedModelServer | undefined): Promise<Running> {
-  const dir = await mkdtemp(join(tmpdir(), 'ferry-chat-'));
-  const storage = await openStorage(loadStorageConfig({ file: { dataDir: join(dir, 'data') }, env: {} }));
-  const all = await exampleServers();
-  const host = createHost({
-    config: { servers: { report: all.report, slow: all.slow } },
-    files: storage.files,
-    workspacesRoot: join(dir, 'workspaces'),
-    downloadUrl: (id, token) => `http://127.0.0.1:9/api/files/${id}/content?token=${token}`,
-    pool: { onStderr: () => {} },
-  });
-  const agent = createAgent({
-    model: model
-      ? createOpenAiCompatibleModelClient({
-          baseURL: model.baseURL,
-          apiKey: 'sk-chat-test-key',
-          model: 'scripted-1',
-          maxRetries: 0,
-        })
-      : undefined,
-    host,
-    files: storage.files,
-    hostPaths: [dir],
-  });
-  const app = buildApp({
-    files: storage.files,
-    host,
+async function startFerry(model: ScriptedModelServer | undefined): Promise<ChatApp> {
+  const { report, slow } = await exampleServers();
+  return startChatApp({
+    model,
+    servers: { report, slow },
     // One running call per user, so a model asking for two at once meets the registry's limit.
-    config: defaultAppConfig({ auth: PROXY_AUTH, calls: { maxRunningPerUser: 1 } }),
-    hostPaths: { data: join(dir, 'data'), workspace: join(dir, 'workspaces') },
-    agent,
-    conversations: storage.conversations,
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    url,
-    app,
-    host,
-    storage,
-    close: async () => {
-      await app.close();
-      await host.close();
-      await storage.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-interface ChatEvent {
-  id?: string;
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** POSTs a message and reads the SSE reply; `onEvent` may return true to stop reading. */
-function send(
-  base: string,
-  conversationId: string,
-  body: unknown,
-  onEvent: (event: ChatEvent) => void = () => {},
-  headers: Record<string, string> = ALICE,
-): Promise<{ status: number; response: IncomingMessage; events: ChatEvent[]; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = httpRequest(
-      new URL(`/api/conversations/${conversationId}/messages`, base),
-      { method: 'POST', headers: { ...headers, ...JSON_TYPE, 'content-length': Buffer.byteLength(payload) } },
-      (response) => {
-        const events: ChatEvent[] = [];
-        if (!response.headers['content-type']?.startsWith('text/event-stream')) {
-          let text = '';
-          response.on('data', (chunk: Buffer) => {
-            text += chunk.toString('utf8');
-          });
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, response, events, text }));
-          return;
-        }
-        parseStream(response, (event) => {
-          const parsed = {
-            ...(event.id ? { id: event.id } : {}),
-            event: event.event,
-            data: JSON.parse(event.data),
-          };
-          events.push(parsed);
-          onEvent(parsed);
-        })
-          .then(() => resolve({ status: response.statusCode ?? 0, response, events, text: '' }))
-          .catch(reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
+    calls: { maxRunningPerUser: 1 },
   });
 }
-
-async function createConversation(
-  base: string,
-  headers: Record<string, string> = ALICE,
-  body: unknown = {},
-): Promise<string> {
-  const created = await http(base, '/api/conversations', {
-    method: 'POST',
-    headers: { ...headers, ...JSON_TYPE },
-    body: JSON.stringify(body),
-  });
-  expect(created.status, created.text).toBe(201);
-  return created.json<{ id: string }>().id;
-}
+const send = sendChatMessage;
 
 describe('chat without a model', () => {
-  let f: Running;
+  let f: ChatApp;
   beforeAll(async () => {
     f = await startFerry(undefined);
   }, 60_000);
@@ -167,7 +57,7 @@ describe('chat without a model', () => {
 });
 
 describe('chat with the scripted model', () => {
-  let f: Running;
+  let f: ChatApp;
   let model: ScriptedModelServer;
   beforeAll(async () => {
     model = await startScriptedModelServer();

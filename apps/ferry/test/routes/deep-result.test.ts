@@ -6,25 +6,17 @@
 
 import type { IncomingMessage } from 'node:http';
 import { get } from 'node:http';
-import { join } from 'node:path';
+import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream } from '../../src/cli/sse-reader.js';
-import { http, REPO_ROOT, startTestApp, type TestApp } from '../support/start-app.js';
+import { http, startTestApp, type TestApp } from '../support/start-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({
     servers: {
       flood: {
-        transport: 'stdio',
-        command: process.execPath,
-        args: [
-          '--import',
-          'tsx',
-          '--conditions=ferry-source',
-          join(REPO_ROOT, 'examples/servers/src/flood.ts'),
-        ],
-        cwd: REPO_ROOT,
+        ...scriptServer('flood'),
       },
     },
   });

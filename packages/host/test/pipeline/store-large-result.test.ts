@@ -14,21 +14,18 @@ import {
   type ToolOutcome,
 } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host.js';
 import { NO_REDACTION } from '../../src/pipeline/redact-for-model.js';
 import { storeLargeResult } from '../../src/pipeline/store-large-result.js';
-import { REPO_ROOT } from '../support/servers.js';
 import { openTestStorage, type TestStorage } from './support/test-storage.js';
 
 const MIB = 1024 * 1024;
 const FLOOD = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/flood.ts')],
-  cwd: REPO_ROOT,
+  ...scriptServer('flood'),
   timeouts: { timeoutSeconds: 30, hardCapSeconds: 120 },
 };
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');

@@ -7,14 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { createHost, type Host, type HostOptions } from '../../src/host.js';
-import { REPO_ROOT } from './servers.js';
 
 const FLOOD_SERVER = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/flood.ts')],
-  cwd: REPO_ROOT,
+  ...scriptServer('flood'),
   timeouts: { timeoutSeconds: 30, hardCapSeconds: 120 },
 };
 
