@@ -1,6 +1,7 @@
 // The canvas frame's rules in the browser: what is framed, what the frame is posted, what a tab
 // keeps across a reload (never the token).
-import type { ToolCallResponse, UiCanvas } from '@ferry/contract';
+import type { UiCanvas } from '@ferry/contract';
+import { toolCallResponse } from '@ferry/test-helpers/tool-responses';
 import { describe, expect, it } from 'vitest';
 import {
   CANVAS_TOKEN_MESSAGE,
@@ -29,19 +30,7 @@ const item = (extra: Partial<CanvasFrameItem> = {}): CanvasFrameItem => ({
 });
 
 function frameOf(canvas: UiCanvas): CanvasFrameItem {
-  const response: ToolCallResponse = {
-    callId: 'c',
-    status: 'finished',
-    forModel: { results: {}, files: [], isError: false },
-    forUi: {
-      display: { openCanvas: false, storageAction: 'store' },
-      files: [],
-      rejected: [],
-      unstored: [],
-      warnings: [],
-      canvas,
-    },
-  };
+  const response = toolCallResponse('c', 'finished', { forUi: { canvas } });
   const action = canvasActionForOutcome(response);
   if (action?.type !== 'show' || action.items[0]?.kind !== 'frame') throw new Error('expected a frame tab');
   return action.items[0];

@@ -2,6 +2,7 @@
 // as a folded table and offers Retry only on a failure marked retryable (not on a success or a
 // cancelled call, whatever they say); the chat's tool card shows what the model read of both.
 import type { ToolCallResponse } from '@ferry/contract';
+import { toolCallResponse } from '@ferry/test-helpers/tool-responses';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
@@ -14,27 +15,19 @@ function response(
   extra: { isError?: boolean; retryable?: boolean; metaData?: Record<string, unknown> } = {},
 ): ToolCallResponse {
   const isError = extra.isError ?? status !== 'finished';
-  return {
-    callId: 'c1',
-    status,
+  return toolCallResponse('c1', status, {
     forModel: {
       results: isError ? { error: 'Upstream busy' } : { ok: true },
-      files: [],
       isError,
       ...(isError
         ? { error: { code: 'E_UPSTREAM_BUSY', message: 'Upstream busy', retryable: !!extra.retryable } }
         : {}),
     },
     forUi: {
-      display: { openCanvas: false, storageAction: 'store' },
-      files: [],
-      rejected: [],
-      unstored: [],
-      warnings: [],
       ...(extra.retryable === undefined ? {} : { retryable: extra.retryable }),
       ...(extra.metaData ? { metaData: extra.metaData } : {}),
     },
-  };
+  });
 }
 
 const render = (r: ToolCallResponse) =>

@@ -1,5 +1,6 @@
 import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 import type { ToolCallRequest } from '@ferry/host';
+import { toolCallResponse } from '@ferry/test-helpers/tool-responses';
 import { describe, expect, it } from 'vitest';
 import { type CallRegistry, createCallRegistry } from '../../src/calls/call-registry.js';
 import { type AppConfigInput, defaultAppConfig } from '../../src/config/app-config.js';
@@ -17,18 +18,8 @@ function registry(script: Script, calls: AppConfigInput['calls'] = {}, now = () 
   });
 }
 
-const response = (callId: string, status: ToolCallResponse['status'] = 'finished'): ToolCallResponse => ({
-  callId,
-  status,
-  forModel: { results: {}, files: [], isError: false },
-  forUi: {
-    display: { openCanvas: false, storageAction: 'store' },
-    files: [],
-    rejected: [],
-    unstored: [],
-    warnings: [],
-  },
-});
+const response = (callId: string, status: ToolCallResponse['status'] = 'finished') =>
+  toolCallResponse(callId, status);
 
 const event = (callId: string, seq: number, body: Record<string, unknown>) =>
   ({ callId, seq, at: new Date(0).toISOString(), ...body }) as CallEvent;
