@@ -38,6 +38,33 @@ export const DOCUMENT_INPUT: McpFileDescriptor = {
   maxSize: 1024 * 1024,
 };
 
+/**
+ * An x-mcp-file argument parsed and checked against its descriptor: the data URI, or the §12
+ * answer refusing it (too large, or a type the input does not accept). A malformed URI throws.
+ */
+function readFileInput(field: string, value: string, input: McpFileDescriptor) {
+  const parsed = parseDataUri(value);
+  if (!parsed.ok) {
+    throw new FerryError('E_INVALID_INPUT', `${field} is not a valid data URI: ${parsed.reason}`, { field });
+  }
+  const { mime, byteLength, name } = parsed.value;
+  const check = checkFileInput({ mime, size: byteLength, ...(name === undefined ? {} : { name }) }, input);
+  if (check.ok) return { ok: true as const, value: parsed.value };
+  return {
+    ok: false as const,
+    refused:
+      check.code === 'E_FILE_TOO_LARGE'
+        ? v21Error(
+            fileTooLargeError({
+              fileSizeBytes: byteLength,
+              currentLimitBytes: input.maxSize as number,
+              message: check.reason,
+            }),
+          )
+        : v21Error(fileTypeRejectedError({ name: name ?? field, mime, accept: input.accept ?? [] })),
+  };
+}
+
 export function createXfileServer(): McpServer {
   const server = new McpServer({ name: 'ferry-example-xfile', version: '0.1.0' });
   server.registerTool(
@@ -54,28 +81,9 @@ export function createXfileServer(): McpServer {
       }),
     },
     withErrorEnvelope(async ({ image }) => {
-      const parsed = parseDataUri(image);
-      if (!parsed.ok) {
-        throw new FerryError('E_INVALID_INPUT', `image is not a valid data URI: ${parsed.reason}`, {
-          field: 'image',
-        });
-      }
-      const { mime, byteLength, name } = parsed.value;
-      const file = { mime, size: byteLength, ...(name === undefined ? {} : { name }) };
-      const check = checkFileInput(file, IMAGE_INPUT);
-      if (!check.ok) {
-        return check.code === 'E_FILE_TOO_LARGE'
-          ? v21Error(
-              fileTooLargeError({
-                fileSizeBytes: byteLength,
-                currentLimitBytes: IMAGE_INPUT.maxSize as number,
-                message: check.reason,
-              }),
-            )
-          : v21Error(
-              fileTypeRejectedError({ name: name ?? 'image', mime, accept: IMAGE_INPUT.accept ?? [] }),
-            );
-      }
+      const parsed = readFileInput('image', image, IMAGE_INPUT);
+      if (!parsed.ok) return parsed.refused;
+      const { mime, byteLength } = parsed.value;
       const size = imageSize(parsed.value.data());
       if (!size) {
         throw new FerryError('E_INVALID_INPUT', `image claims ${mime} but is neither a PNG nor a JPEG`, {
@@ -109,30 +117,9 @@ export function createXfileServer(): McpServer {
       }),
     },
     withErrorEnvelope(async ({ document }) => {
-      const parsed = parseDataUri(document);
-      if (!parsed.ok) {
-        throw new FerryError('E_INVALID_INPUT', `document is not a valid data URI: ${parsed.reason}`, {
-          field: 'document',
-        });
-      }
-      const { mime, byteLength, name } = parsed.value;
-      const check = checkFileInput(
-        { mime, size: byteLength, ...(name === undefined ? {} : { name }) },
-        DOCUMENT_INPUT,
-      );
-      if (!check.ok) {
-        return check.code === 'E_FILE_TOO_LARGE'
-          ? v21Error(
-              fileTooLargeError({
-                fileSizeBytes: byteLength,
-                currentLimitBytes: DOCUMENT_INPUT.maxSize as number,
-                message: check.reason,
-              }),
-            )
-          : v21Error(
-              fileTypeRejectedError({ name: name ?? 'document', mime, accept: DOCUMENT_INPUT.accept ?? [] }),
-            );
-      }
+      const parsed = readFileInput('document', document, DOCUMENT_INPUT);
+      if (!parsed.ok) return parsed.refused;
+      const { mime } = parsed.value;
       const bytes = Buffer.from(parsed.value.data());
       return v21Result({
         results: {
