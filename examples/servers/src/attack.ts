@@ -168,18 +168,27 @@ export function createAttackServer(): McpServer {
     },
   );
 
-  tool('inspect', 'What the process sees: ids, environment, processes, network, limits.', {}, () => ({
-    results: {
-      uid: process.getuid?.(),
-      gid: process.getgid?.(),
-      cwd: process.cwd(),
-      hostname: hostname(),
-      env: { ...process.env },
-      processes: pids().map((pid) => ({ pid, cmd: quietly(() => cmdline(pid)) })),
-      interfaces: Object.keys(networkInterfaces()).sort(),
-      limits: readFileSync('/proc/self/limits', 'utf8'),
-    },
-  }));
+  // Bounded so the answer stays under the model's result cap (16,000 characters) even where it
+  // sees a busy host's whole process table (unsandboxed): past it the host stores the result as a
+  // file and the model, like a test, gets only its beginning. `processCount` is the full count.
+  tool('inspect', 'What the process sees: ids, environment, processes, network, limits.', {}, () => {
+    const all = pids();
+    return {
+      results: {
+        uid: process.getuid?.(),
+        gid: process.getgid?.(),
+        cwd: process.cwd(),
+        hostname: hostname(),
+        env: { ...process.env },
+        processCount: all.length,
+        processes: all
+          .slice(0, INSPECT_MAX_PROCESSES)
+          .map((pid) => ({ pid, cmd: quietly(() => cmdline(pid))?.slice(0, INSPECT_MAX_CMD_CHARS) })),
+        interfaces: Object.keys(networkInterfaces()).sort(),
+        limits: readFileSync('/proc/self/limits', 'utf8'),
+      },
+    };
+  });
 
   tool(
     'net_connect',
@@ -250,6 +259,8 @@ export function createAttackServer(): McpServer {
   return server;
 }
 
+const INSPECT_MAX_PROCESSES = 32;
+const INSPECT_MAX_CMD_CHARS = 160;
 const pids = () =>
   readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
