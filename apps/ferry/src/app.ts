@@ -4,6 +4,7 @@
 // under /api is one encapsulated context with authentication, one plugin per area.
 import swagger from '@fastify/swagger';
 import { type Agent, createAgent } from '@ferry/agent';
+import type { FileProvider } from '@ferry/host';
 import type { ConversationStore, FileStore } from '@ferry/storage';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -36,6 +37,7 @@ import { callRoutes } from './routes/calls.js';
 import { canvasOpenRoutes } from './routes/canvas-opens.js';
 import { chatRoutes } from './routes/chat.js';
 import { fileContentRoutes } from './routes/file-content.js';
+import { fileProviderEndpointRoutes, fileProviderTokenRoutes } from './routes/file-provider.js';
 import { fileUploadRoutes } from './routes/file-upload.js';
 import { fileRoutes } from './routes/files.js';
 import { serverRoutes } from './routes/servers.js';
@@ -77,6 +79,11 @@ export interface AppDeps {
    * then be wrapped with guardedHost). @default none: a host without local workspaces
    */
   workspaces?: WorkspaceJanitor;
+  /**
+   * The file provider (server.ts creates it when `fileProvider.enabled`): its endpoint and the
+   * user's token API. @default none: those routes answer 404
+   */
+  fileProvider?: FileProvider;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -143,6 +150,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     conversations: deps.conversations,
     chatTurns: createChatTurns(),
     workspaces: deps.workspaces ?? NO_WORKSPACES,
+    fileProvider: deps.fileProvider,
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -196,9 +204,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(userEventRoutes);
       await api.register(chatRoutes);
       await api.register(userRoutes);
+      await api.register(fileProviderTokenRoutes);
     },
     { prefix: '/api' },
   );
+  // Outside /api's context: a tool calling back is authenticated by the provider's token alone.
+  app.register(fileProviderEndpointRoutes);
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.register(webRoutes, { root: deps.webRoot });

@@ -6,8 +6,14 @@ import { existsSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { agentConfigFromEnv, createAgentFromConfig, describeAgentConfig } from '@ferry/agent';
-import { FerryError } from '@ferry/contract';
-import { createHost, type Host } from '@ferry/host';
+import { FerryError, fileProviderPath } from '@ferry/contract';
+import {
+  createFileProvider,
+  createHost,
+  type FileProvider,
+  type Host,
+  type ProviderCallbackEvent,
+} from '@ferry/host';
 import { createBubblewrapLauncher, type SandboxProbe } from '@ferry/sandbox';
 import { type DataDirLock, lockDataDir, type OpenedStorage, openStorage } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
@@ -28,6 +34,8 @@ export interface StartServerOptions {
   cwd?: string;
   /** @default FERRY_LOG_LEVEL or 'warn' */
   logLevel?: string;
+  /** Where the log's JSON lines go (an embedder's or a test's sink). @default stdout */
+  logStream?: { write(line: string): void };
   /** stderr of local MCP servers. @default Ferry's stderr */
   onServerStderr?: (server: string, user: string, text: string) => void;
   /** Each start of a local server without the sandbox (mode auto without bubblewrap, or off). @default stderr */
@@ -40,6 +48,8 @@ export interface RunningServer {
   app: FastifyInstance;
   host: Host;
   storage: OpenedStorage;
+  /** The file provider tools call back to; undefined when `fileProvider.enabled` is off. */
+  fileProvider: FileProvider | undefined;
   /** Effective modes (what GET /api/status returns), the sandbox probe's findings among them. */
   status: FerryStatus;
   /** The startup summary: URL and effective modes, one line each. */
@@ -101,6 +111,17 @@ async function startLocked(s: {
   const sandboxProbe = await launcher.probe();
   const storage = await openStorage(config.storage);
   let baseUrl = config.app.server.publicUrl?.replace(/\/+$/, '') ?? '';
+  let log: FastifyInstance['log'] | undefined;
+  // Tools reach it where they reach downloads: server.publicUrl, else the address Ferry listens on.
+  const fileProvider = config.fileProvider.enabled
+    ? createFileProvider({
+        settings: config.fileProvider,
+        files: storage.files,
+        workspacesRoot,
+        baseUrl: () => baseUrl,
+        audit: (event) => log?.info(auditLine(event), 'file provider callback'),
+      })
+    : undefined;
   const host = createHost({
     config: config.host,
     files: storage.files,
@@ -112,6 +133,7 @@ async function startLocked(s: {
     toolRoot: launcher.toolRootFor,
     workspaceOwner: launcher.workspaceOwner,
     workspaceDetection: config.app.calls.workspaceDetection,
+    ...(fileProvider ? { fileProvider } : {}),
     // One limit for both: the host sizes results to what the agent gives the model.
     ...(llm.configured ? { maxModelResultChars: llm.config.maxResultChars } : {}),
     pool: {
@@ -132,7 +154,6 @@ async function startLocked(s: {
     ...describeStatus(config, storage, sandboxProbe, cwd, serverWarnings),
     llm: describeAgentConfig(llm),
   };
-  let log: FastifyInstance['log'] | undefined;
   const workspaces = createWorkspaceJanitor({
     workspacesRoot,
     closeUser: (username) => host.pool.closeUser(username),
@@ -156,9 +177,11 @@ async function startLocked(s: {
     status,
     agent,
     conversations: storage.conversations,
+    ...(fileProvider ? { fileProvider } : {}),
     ...(existsSync(webRoot) ? { webRoot } : {}),
     logger: {
       level: options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn',
+      ...(options.logStream ? { stream: options.logStream } : {}),
       // Download tokens ride in query strings; they must not end up in logs.
       serializers: { req: (request) => ({ method: request.method, url: stripQuery(request.url) }) },
     },
@@ -168,6 +191,8 @@ async function startLocked(s: {
   const close = async () => {
     await app.close().catch(() => undefined);
     await host.close().catch(() => undefined);
+    // After the host: no server connection is left to mint or use a token.
+    await fileProvider?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     lock.release();
   };
@@ -184,7 +209,17 @@ async function startLocked(s: {
   const url = `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${actualPort}`;
   if (baseUrl === '') baseUrl = url;
   lock.setUrl(url);
-  return { url, config, app, host, storage, status, summary: summarize(url, config, status, cwd), close };
+  return {
+    url,
+    config,
+    app,
+    host,
+    storage,
+    fileProvider,
+    status,
+    summary: summarize(url, config, status, cwd, fileProvider ? baseUrl : undefined),
+    close,
+  };
 }
 
 /**
@@ -245,7 +280,14 @@ function describeStatus(
   };
 }
 
-function summarize(url: string, config: FerryConfig, status: FerryStatus, cwd: string): string[] {
+function summarize(
+  url: string,
+  config: FerryConfig,
+  status: FerryStatus,
+  cwd: string,
+  /** The base URL of the file provider's endpoints; undefined when it is off. */
+  providerBase: string | undefined,
+): string[] {
   const servers = config.host.servers;
   const names = Object.keys(servers);
   const disabled = names.filter((name) => (servers[name] as { enabled?: boolean }).enabled === false);
@@ -259,8 +301,23 @@ function summarize(url: string, config: FerryConfig, status: FerryStatus, cwd: s
     `  LLM      ${status.llm}`,
     `  auth     ${status.auth}`,
     `  servers  ${enabled.join(', ') || '(none)'}${disabled.length ? ` (disabled: ${disabled.join(', ')})` : ''}`,
+    `  file provider  ${providerBase === undefined ? 'off' : `on: ${providerBase}${fileProviderPath('{user}')} (and /compat)`}`,
     ...status.warnings.map((warning) => `  WARNING  ${warning}`),
   ];
+}
+
+/** One audit line per callback: who, which server, what, how it went. Never a file's content. */
+function auditLine(event: ProviderCallbackEvent): Record<string, unknown> {
+  return {
+    user: event.username,
+    server: event.server,
+    tool: event.tool,
+    path: event.path,
+    ok: event.ok,
+    errorType: event.errorType,
+    bytes: event.bytes,
+    durationMs: event.durationMs,
+  };
 }
 
 function shown(path: string, cwd: string): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   connectHttp,
   connectStdio,
+  FILE_PROVIDER_SERVERS,
   REPO_ROOT,
   SERVER_NAMES,
   type ServerName,
@@ -26,6 +27,7 @@ const TOOLS: Record<ServerName, string[]> = {
   escape: ['artifact_path', 'symlink_artifact', 'write_outside'],
   media: ['make_audio', 'make_image', 'make_link', 'make_resource'],
   xfile: ['describe_image', 'fingerprint_document', 'review_document'],
+  secrets: ['scan_secrets'],
 };
 
 it("the slow server users get offers its progress demo only; hang and crash are the tests'", async () => {
@@ -78,6 +80,7 @@ describe('every example server', () => {
       command: 'node',
       args: ['--import', 'tsx', '--conditions=ferry-source', `examples/servers/src/${name}.ts`, ...extra],
       fileMode: 'path',
+      ...(FILE_PROVIDER_SERVERS.includes(name) ? { fileProvider: true } : {}),
     });
     for (const name of SERVER_NAMES) {
       if (TEST_ONLY_SERVERS.includes(name)) expect(config.servers[name], name).toBeUndefined();
@@ -97,5 +100,7 @@ describe('every example server', () => {
       enabled: false,
     });
     expect(config.flags).toEqual({});
+    // npm start offers the file provider to the servers that ask for it.
+    expect(config.fileProvider).toEqual({ enabled: true });
   });
 });

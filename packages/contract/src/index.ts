@@ -6,6 +6,7 @@ export { checkBase64 } from './codecs/base64.js';
 export { dataUriPrefix, encodeDataUri, parseDataUri, redactDataUri } from './codecs/data-uri.js';
 export { parseDelimited } from './codecs/delimited-text.js';
 export { ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from './codecs/env-values.js';
+export { fileProviderLine } from './codecs/file-provider-line.js';
 export { formatBytes, formatBytesExact } from './codecs/format-bytes.js';
 export {
   chooseViewer,
@@ -40,6 +41,13 @@ export { isValidUsername } from './normalize/username.js';
 export { fieldLabel } from './protocol/field-label.js';
 export { FILE_CONTEXT_FOOTER, type FileContextEntry, formatFileContext } from './protocol/file-context.js';
 export {
+  FILE_PROVIDER_SOCKET_ENV,
+  FILE_PROVIDER_TOKEN_ENV,
+  FILE_PROVIDER_URL_ENV,
+  fileProviderPath,
+  SANDBOX_FILE_PROVIDER_SOCKET,
+} from './protocol/file-provider-protocol.js';
+export {
   checkFileInput,
   type FileInput,
   findFileInputs,
@@ -49,12 +57,17 @@ export {
 export { MCP_FILE_KEYWORD, matchesAccept } from './protocol/mcp-file-accept.js';
 export { TIMEOUT_MESSAGE, TIMEOUT_NOTICES, TIMEOUT_SECONDS } from './protocol/timeout-notices.js';
 export {
+  FILE_PROVIDER_PLACEHOLDERS,
+  type FileProviderPlaceholder,
+  fillTemplate,
+  fillTemplates,
   fillUserTemplate,
-  fillUserTemplates,
   hasOnlyUserPlaceholders,
   INPUT_DIR_NAME,
+  placeholdersIn,
   SANDBOX_MODES,
   type SandboxMode,
+  type TemplateValues,
   WORKSPACE_ROOT_ENV,
 } from './protocol/workspace-protocol.js';
 // The HTTP API's wire shapes: each defined once, as a zod schema, in wire/. The routes validate
@@ -82,7 +95,12 @@ export {
   type UnstoredOutput,
 } from './wire/call-answer.js';
 export { CALL_EVENT_TYPES, TERMINAL_EVENTS } from './wire/call-event-types.js';
-export type { CallEvent, CallEventBody, StoredFileSummary } from './wire/call-events.js';
+export type {
+  CallEvent,
+  CallEventBody,
+  FileProviderCallEvent,
+  StoredFileSummary,
+} from './wire/call-events.js';
 export {
   CALL_FORMS,
   type CallForm,
@@ -143,6 +161,12 @@ export {
   StatusDtoSchema,
 } from './wire/ferry-status.js';
 export { type FileDto, FileDtoSchema, type FileInfo, type FileSource } from './wire/file-dto.js';
+export {
+  MintedProviderTokenSchema,
+  MintProviderTokenBodySchema,
+  ProviderGrantListSchema,
+  ProviderGrantParamsSchema,
+} from './wire/file-provider-api.js';
 export {
   type DeletedFiles,
   DeletedFilesSchema,

@@ -8,8 +8,12 @@ import { type CallEvent, type ToolCallResponse, WORKSPACE_ROOT_ENV } from '@ferr
 import type { FileStore } from '@ferry/storage';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ConnectionPool } from './connections/connection.js';
+import type { ConnectionExtrasSource } from './connections/connection-extras.js';
 import { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';
 import { type ServerLauncher, unsandboxedLauncher } from './connections/launcher.js';
+import { createCallbackAttribution } from './file-provider/callback-attribution.js';
+import type { FileProvider } from './file-provider/create-file-provider.js';
+import { providerExtras } from './file-provider/provider-extras.js';
 import { callTool, type ToolCallRequest } from './pipeline/call-tool.js';
 import type { Clock } from './pipeline/clock.js';
 import { createElicitationBroker, type ElicitationAnswer } from './pipeline/elicitation-bridge.js';
@@ -51,7 +55,13 @@ export interface HostOptions {
   /** Every event of every call. */
   emit?(event: CallEvent): void;
   clock?: Clock;
-  pool?: Omit<ConnectionPoolOptions, 'registry' | 'launcher'>;
+  pool?: Omit<ConnectionPoolOptions, 'registry' | 'launcher' | 'extras'>;
+  /**
+   * The users' file provider (createFileProvider). When given and its settings enable it, servers
+   * with `fileProvider` get it. The host does not close it: its maker does, after the host.
+   * @default none: `{{fileProviderUrl}}` and `{{fileProviderToken}}` are filled with ''
+   */
+  fileProvider?: FileProvider;
   /** How long a server's question waits for the user before it is answered `cancel`. @default 600 */
   elicitationTimeoutSeconds?: number;
   /**
@@ -105,11 +115,17 @@ export function createHost(options: HostOptions): Host {
   const workspacesRoot = resolve(options.workspacesRoot);
   const launcher: ServerLauncher =
     options.launcher ??
-    ((server, user) => {
-      const spec = unsandboxedLauncher(server, user);
+    ((server, user, extras) => {
+      const spec = unsandboxedLauncher(server, user, extras);
       return { ...spec, env: { ...spec.env, [WORKSPACE_ROOT_ENV]: workspacesRoot } };
     });
-  const pool = createConnectionPool({ ...options.pool, registry, launcher });
+  const { fileProvider } = options;
+  const extras: ConnectionExtrasSource = providerExtras(
+    fileProvider?.settings.enabled ? fileProvider : undefined,
+  );
+  const pool = createConnectionPool({ ...options.pool, registry, launcher, extras });
+  const attribution = createCallbackAttribution();
+  const unsubscribe = fileProvider?.onCallback((event) => attribution.attribute(event));
   const elicitations = createElicitationBroker({
     files: options.files,
     timeoutMs: (options.elicitationTimeoutSeconds ?? 600) * 1000,
@@ -175,12 +191,15 @@ export function createHost(options: HostOptions): Host {
           options.emit?.(event);
           emit?.(event);
         },
+        track: attribution.track,
       }),
     answerElicitation: async ({ callId, elicitationId, owner, ...answer }) => {
       const flags = await options.files.flags(owner);
       return elicitations.answer(callId, elicitationId, owner, answer, flags.base64_size_limit_bytes);
     },
     close: async () => {
+      unsubscribe?.();
+      // Closing each connection revokes its provider token.
       await pool.close();
       // After the pool: no call is left to finish a detection window.
       await Promise.all([...views.values()].map((view) => view.close()));

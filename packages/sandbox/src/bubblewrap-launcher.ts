@@ -20,10 +20,12 @@ import { lstat, readlink, realpath, rm, symlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   FerryError,
+  fillTemplate,
+  fillTemplates,
   fillUserTemplate,
-  fillUserTemplates,
   isValidUsername,
   type SandboxMode,
+  type TemplateValues,
   WORKSPACE_ROOT_ENV,
 } from '@ferry/contract';
 import {
@@ -34,8 +36,10 @@ import {
   toolDirOf,
 } from './bwrap-arguments.js';
 import {
+  extrasEnv,
   INHERITED_ENV_VARS,
   inheritedEnv,
+  type LaunchExtras,
   type LaunchSpec,
   type SandboxLauncher,
   type SandboxServer,
@@ -256,13 +260,20 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     return { server: server.name, effectiveMode, network, ...(problem ? { problem } : {}), warnings };
   };
 
-  const unsandboxed = async (server: SandboxServer, user: string, message: string): Promise<LaunchSpec> => {
-    const filled = fillUserTemplates(server.env, user);
+  const unsandboxed = async (
+    server: SandboxServer,
+    user: string,
+    extras: LaunchExtras | undefined,
+    message: string,
+  ): Promise<LaunchSpec> => {
+    const values = templateValues(user, extras);
+    const filled = fillTemplates(server.env, values);
     delete filled[WORKSPACE_ROOT_ENV];
     const spec: LaunchSpec = {
       command: server.command,
-      args: server.args.map((arg) => fillUserTemplate(arg, user)),
-      env: { ...inheritedEnv(), ...filled },
+      args: server.args.map((arg) => fillTemplate(arg, values)),
+      // Outside a sandbox a socket is reached at its host path; nothing to bind.
+      env: { ...inheritedEnv(), ...filled, ...extrasEnv(extras, false) },
     };
     if (server.cwd !== undefined) spec.cwd = server.cwd;
     // A misspelt command or script: one line naming it, before anything is prepared, instead of
@@ -280,12 +291,18 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     return spec;
   };
 
-  const launch = async (server: SandboxServer, user: string): Promise<LaunchSpec> => {
+  const launch = async (server: SandboxServer, user: string, extras?: LaunchExtras): Promise<LaunchSpec> => {
     if (!isValidUsername(user))
       throw new FerryError('E_INVALID_INPUT', 'Invalid username', { field: 'user' });
+    checkSockets(extras);
     const serverMode = modeOf(server);
     if (serverMode === 'off') {
-      return unsandboxed(server, user, `server "${server.name}" runs WITHOUT a sandbox (sandbox: "off").`);
+      return unsandboxed(
+        server,
+        user,
+        extras,
+        `server "${server.name}" runs WITHOUT a sandbox (sandbox: "off").`,
+      );
     }
     const result = await probe();
     const { probe: found, bwrapPath, cgroup, identity } = result;
@@ -298,7 +315,7 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
           { server: server.name, cause },
         );
       }
-      return unsandboxed(server, user, found.warning ?? cause);
+      return unsandboxed(server, user, extras, found.warning ?? cause);
     }
 
     let network = server.network && options.network !== false;
@@ -329,17 +346,19 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       }
     }
     const toolDir = toolDirOf(user);
+    const values = templateValues(user, extras);
     const env: Record<string, string> = {
       ...inheritedEnv(process.env, SANDBOX_INHERITED_ENV),
       HOME: toolDir,
       USER: user,
       LOGNAME: user,
       TMPDIR: SANDBOX_SCRATCH,
-      ...fillUserTemplates(server.env, user),
+      ...fillTemplates(server.env, values),
+      ...extrasEnv(extras, true),
     };
     // The tool sees its workspace at /tmp/<user>, the default of every convention.
     delete env[WORKSPACE_ROOT_ENV];
-    const args = server.args.map((arg) => fillUserTemplate(arg, user));
+    const args = server.args.map((arg) => fillTemplate(arg, values));
     const cwd = server.cwd === undefined ? undefined : resolve(server.cwd);
     const program = await programOf(server, args, env.PATH ?? DEFAULT_PATH, identity).catch(
       (error: unknown) => {
@@ -371,6 +390,7 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       etc,
       programRoots,
       binds: extra,
+      sockets: extras?.sockets ?? [],
       masks,
       env,
       cwd: cwd ?? toolDir,
@@ -409,6 +429,30 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     describe,
     workspaceOwner: async () => ownerFrom(await probe()),
   });
+}
+
+/** The values of a launch's placeholders: the user, and what the connection adds. */
+function templateValues(user: string, extras: LaunchExtras | undefined): TemplateValues {
+  return { ...extras?.placeholders, user };
+}
+
+/**
+ * A socket is bound at its tool path, so that path must be one nothing else of the sandbox uses:
+ * under /run (empty inside), absolute and normal. Programmer errors: the host makes these.
+ */
+function checkSockets(extras: LaunchExtras | undefined): void {
+  for (const { hostPath, toolPath } of extras?.sockets ?? []) {
+    if (!isAbsolute(hostPath)) {
+      throw new Error(
+        `[ferry/sandbox] [bubblewrap] socket ${JSON.stringify(hostPath)} is not an absolute path`,
+      );
+    }
+    if (!toolPath.startsWith('/run/') || resolve(toolPath) !== toolPath) {
+      throw new Error(
+        `[ferry/sandbox] [bubblewrap] socket path inside ${JSON.stringify(toolPath)} must be a normal path under /run/`,
+      );
+    }
+  }
 }
 
 /** ProgramNotFound as the call's failure (E_TOOL_UNAVAILABLE, one line); anything else as it is. */

@@ -5,6 +5,8 @@
 //   /etc/passwd, /etc/group   generated: they name the sandbox user and nothing of the host's
 //   its own program       the package trees of its command, interpreter, scripts and cwd, read-only
 //                         (program-paths.ts); extra `binds` from the config
+//   sockets               host unix sockets a connection hands the server (the user's file
+//                         provider), each read-only at its own path under /run
 //   /proc, /dev           a new procfs for the new pid namespace (its /proc/sys read-only); a
 //                         minimal read-only /dev with a size-limited, world-writable /dev/shm
 //   /tmp                  a private tmpfs, READ-ONLY: only /tmp/<user> (the workspace, a bind of
@@ -55,6 +57,8 @@ export interface BwrapPlan {
   programRoots: readonly string[];
   /** Extra host paths from the config, at their own path. */
   binds: readonly { path: string; writable: boolean }[];
+  /** Host unix sockets, each bound read-only at its `toolPath` (under /run). */
+  sockets?: readonly { hostPath: string; toolPath: string }[];
   /** Paths inside bound trees that stay invisible. */
   masks: { dirs: readonly string[]; files: readonly string[] };
   /** The whole environment inside. */
@@ -204,6 +208,12 @@ export function bwrapArguments(plan: BwrapPlan): BwrapCommandLine {
   for (const bind of plan.binds) {
     parents(bind.path);
     args.push(bind.writable ? '--bind' : '--ro-bind', bind.path, bind.path);
+  }
+  // A read-only bind of a socket is still connectable: connect(2) needs write permission on the
+  // socket's inode, which a read-only mount does not take away.
+  for (const socket of plan.sockets ?? []) {
+    parents(socket.toolPath);
+    args.push('--ro-bind', socket.hostPath, socket.toolPath);
   }
   for (const dir of plan.masks.dirs) args.push('--perms', '0000', '--tmpfs', dir, '--remount-ro', dir);
   for (const file of plan.masks.files) args.push('--ro-bind', '/dev/null', file);

@@ -8,8 +8,11 @@ export {
 } from './bubblewrap-launcher.js';
 export { type BwrapPlan, bwrapArguments, SANDBOX_TOOL_ROOT } from './bwrap-arguments.js';
 export {
+  extrasEnv,
   INHERITED_ENV_VARS,
   inheritedEnv,
+  type LaunchExtras,
+  type LaunchSocket,
   type LaunchSpec,
   type SandboxLauncher,
   type SandboxServer,

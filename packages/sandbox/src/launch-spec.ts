@@ -3,7 +3,7 @@
 // shapes from here, never the other way round, so the sandbox reads a server's config through
 // `SandboxServer`, the subset of the host's `StdioServerConfig` it uses: a launcher made here is
 // a host `ServerLauncher` by structure.
-import type { SandboxMode } from '@ferry/contract';
+import type { FileProviderPlaceholder, SandboxMode } from '@ferry/contract';
 
 /** What the launcher reads of a local server's config (the host's `StdioServerConfig`). */
 export interface SandboxServer {
@@ -30,7 +30,48 @@ export interface LaunchSpec {
   cwd?: string;
 }
 
-export type SandboxLauncher = (server: SandboxServer, user: string) => Promise<LaunchSpec>;
+/**
+ * A unix socket of the host a server may connect to (the user's file provider): bound read-only
+ * at `toolPath` inside the sandbox (connecting needs no write access to the mount), used at
+ * `hostPath` by a server that runs unsandboxed.
+ */
+export interface LaunchSocket {
+  /** Absolute host path of the listening socket. */
+  hostPath: string;
+  /** Absolute path inside the sandbox, outside /tmp (e.g. /run/ferry/file-provider.sock). */
+  toolPath: string;
+  /** A variable set to where this process finds the socket: `toolPath` sandboxed, else `hostPath`. */
+  env?: string;
+}
+
+/**
+ * What one connection adds to a server's launch, beyond its config: the host's file provider
+ * (its variables, its socket, the values of its placeholders). Plain data, so the sandbox needs
+ * nothing of the host.
+ */
+export interface LaunchExtras {
+  /** Set after the configured env (they win). */
+  env: Readonly<Record<string, string>>;
+  sockets: readonly LaunchSocket[];
+  /** Values of `{{fileProviderUrl}}` and `{{fileProviderToken}}` in args and env values. */
+  placeholders?: { readonly [name in FileProviderPlaceholder]?: string };
+}
+
+export type SandboxLauncher = (
+  server: SandboxServer,
+  user: string,
+  extras?: LaunchExtras,
+) => Promise<LaunchSpec>;
+
+/** The variables `extras` adds to a launch: its env, and each socket's variable at the path this process sees. */
+export function extrasEnv(extras: LaunchExtras | undefined, sandboxed: boolean): Record<string, string> {
+  if (extras === undefined) return {};
+  const env: Record<string, string> = { ...extras.env };
+  for (const socket of extras.sockets) {
+    if (socket.env !== undefined) env[socket.env] = sandboxed ? socket.toolPath : socket.hostPath;
+  }
+  return env;
+}
 
 /**
  * Variables a local server may inherit from Ferry's own environment: the MCP SDK's sudo-inspired

@@ -13,6 +13,15 @@ export {
   writeWorkspaceFile,
 } from './artifacts.js';
 export {
+  type ConnectFileProviderOptions,
+  connectFileProvider,
+  type FileHashAlgorithm,
+  type FileProvider,
+  FileProviderCallError,
+  type FileProviderErrorType,
+  type FileProviderStats,
+} from './file-provider-client.js';
+export {
   type InjectedFile,
   type InjectedFileSource,
   type ReadInjectedFileOptions,
@@ -43,6 +52,7 @@ export {
   type ServeHttpOptions,
   serveHttp,
 } from './serve-http.js';
+export { unixSocketFetch } from './unix-socket-fetch.js';
 export {
   DEFAULT_WORKSPACE_ROOT,
   normalizeWorkspaceName,

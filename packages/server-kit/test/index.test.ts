@@ -23,6 +23,8 @@ describe('the server-kit barrel', () => {
       'serveHttp',
       'isMainModule',
       'parseServerArgs',
+      'connectFileProvider',
+      'unixSocketFetch',
     ]) {
       expect(typeof (kit as Record<string, unknown>)[name], name).toBe('function');
     }

@@ -18,9 +18,12 @@ export const SERVER_NAMES = [
   'escape',
   'media',
   'xfile',
+  'secrets',
 ] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 
+/** The servers whose config turns on the file provider (they read the user's files only through it). */
+export const FILE_PROVIDER_SERVERS: readonly ServerName[] = ['secrets'];
 /** The servers only tests run (test/ferry.test-config.json); the others are in ferry.config.json. */
 export const TEST_ONLY_SERVERS: readonly ServerName[] = ['legacy', 'escape'];
 /** Extra arguments the test config gives a server: the slow server's misbehaving tools. */

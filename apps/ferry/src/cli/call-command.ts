@@ -1,7 +1,8 @@
 // ferry call <server> <tool> --arg k=v --file [arg=]path --out dir [--no-input] [--form v2.1]
 // Checks the tool's required parameters, uploads the files, starts the call, follows its events
-// (progress bar, notices, stored files, the tool's questions asked on the terminal), prints the
-// result (call-output.ts) and saves the output files. Ctrl-C cancels the call on the server.
+// (progress bar, notices, stored files, reads through the file provider, the tool's questions asked
+// on the terminal), prints the result (call-output.ts) and saves the output files. Ctrl-C cancels
+// the call on the server.
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -10,6 +11,8 @@ import {
   type CallForm,
   type CallHandle,
   type FileDto,
+  type FileProviderCallEvent,
+  fileProviderLine,
   formatBytes,
   type StartCallRequest,
   type StoredFileSummary,
@@ -165,6 +168,9 @@ async function runCall(
         else if (event === 'file_stored') {
           const file = body.file as StoredFileSummary;
           bar.stop(`stored ${file.name} (${formatBytes(file.size)})`);
+        } else if (event === 'file_provider') {
+          if (asking) return;
+          bar.stop(`file provider: ${fileProviderLine(body as unknown as FileProviderCallEvent)}`);
         } else if (event === 'failed') bar.stop(`failed: ${String(body.message)} (${String(body.code)})`);
         else if (event === 'cancelled') bar.stop(`cancelled: ${String(body.reason)}`);
         else if (event === 'finished') bar.stop();

@@ -1,14 +1,20 @@
 // ferry.config.json, read once at startup: the app's sections (server, auth, sessions, calls,
-// uploads, maintenance, sandbox), storage (`storage` plus the v2.1 `flags`) and `servers`. Each
-// part is validated by its owner (this app, @ferry/storage, @ferry/host); every problem of every
+// uploads, maintenance, sandbox), storage (`storage` plus the v2.1 `flags`), `servers` and
+// `fileProvider`. Each part is validated by its owner (this app, @ferry/storage, @ferry/host: the
+// servers and the file provider's settings); every problem of every
 // part is reported at once, and the result is deep-frozen. Environment variables override the
 // file. A problem is named where it is written (`ferry.config.json:12:5: servers.report.fileMod:
 // unknown setting (did you mean "fileMode"?)`): unknown keys are errors at every level, the top
 // included.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { ENV_EXPECTED, FerryError, parseEnvNumber } from '@ferry/contract';
-import { loadServerRegistry, SERVER_SCHEMA_BY_TRANSPORT } from '@ferry/host';
+import { ENV_EXPECTED, FerryError, parseEnvFlag, parseEnvNumber } from '@ferry/contract';
+import {
+  type FileProviderSettings,
+  fileProviderSettingsSchema,
+  loadServerRegistry,
+  SERVER_SCHEMA_BY_TRANSPORT,
+} from '@ferry/host';
 import {
   DEFAULT_DATA_DIR,
   loadStorageConfig,
@@ -24,7 +30,14 @@ import { findJsonSyntaxError, indexJsonSource, type JsonSource, type SourcePosit
 const DEFAULT_CONFIG_FILE = 'ferry.config.json';
 
 const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads', 'maintenance', 'sandbox'] as const;
-const KNOWN_SECTIONS = new Set<string>([...APP_SECTIONS, 'servers', 'storage', 'flags', '$schema']);
+const KNOWN_SECTIONS = new Set<string>([
+  ...APP_SECTIONS,
+  'servers',
+  'storage',
+  'flags',
+  'fileProvider',
+  '$schema',
+]);
 
 export interface FerryConfig {
   /** Absolute path of the file read; undefined when none exists (all defaults). */
@@ -33,6 +46,8 @@ export interface FerryConfig {
   readonly storage: StorageConfig;
   /** What `createHost({ config })` takes: the `servers` section, relative cwds resolved. */
   readonly host: { readonly servers: Readonly<Record<string, unknown>> };
+  /** The `fileProvider` section (and FERRY_FILE_PROVIDER_*), defaults filled: off unless enabled. */
+  readonly fileProvider: FileProviderSettings;
   /** What an operator should know but does not stop Ferry (none so far: unknown keys are errors). */
   readonly warnings: readonly string[];
 }
@@ -98,11 +113,18 @@ export function parseFerryConfig(
   }
 
   const appInput = Object.fromEntries(APP_SECTIONS.map((key) => [key, structuredClone(file[key] ?? {})]));
-  applyAppEnv(appInput, env, (text) => note(text));
+  const providerInput = record(file.fileProvider, 'fileProvider', note);
+  applyAppEnv({ ...appInput, fileProvider: providerInput }, env, (text) => note(text));
   const app = appConfigSchema.safeParse(appInput);
   if (!app.success) {
     for (const issue of app.error.issues)
       for (const problem of describeIssue(issue, file)) problems.push(problem);
+  }
+  // The host owns the provider's settings (snake_case keys, as the spec names them).
+  const fileProvider = fileProviderSettingsSchema.safeParse(providerInput);
+  if (!fileProvider.success) {
+    for (const issue of fileProvider.error.issues)
+      for (const problem of describeIssue(issue, file, PROVIDER_SECTION)) problems.push(problem);
   }
 
   let storage: StorageConfig | undefined;
@@ -132,7 +154,7 @@ export function parseFerryConfig(
     else note((error as Error).message);
   }
 
-  if (problems.length > 0 || !app.success || !storage) {
+  if (problems.length > 0 || !app.success || !fileProvider.success || !storage) {
     const where = options.path ? ` (${options.path})` : '';
     const lines = formatProblems(
       problems,
@@ -144,7 +166,14 @@ export function parseFerryConfig(
       problems: lines,
     });
   }
-  return deepFreeze({ path: options.path, app: app.data, storage, host: { servers }, warnings: [] });
+  return deepFreeze({
+    path: options.path,
+    app: app.data,
+    storage,
+    host: { servers },
+    fileProvider: fileProvider.data,
+    warnings: [],
+  });
 }
 
 /** One problem: its text, and the path of the key it is about in the file (when it is there). */
@@ -218,8 +247,9 @@ function serverProblems(error: unknown, servers: Record<string, unknown>): Probl
   });
 }
 
-// Each variable sets one field; the file's value stays when a variable is unset or empty.
-const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'list'][] = [
+// Each variable sets one field; the file's value stays when a variable is unset or empty. A list
+// is comma-separated (as FERRY_TRUSTED_PROXIES).
+const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'flag' | 'list'][] = [
   ['FERRY_HOST', 'server', 'host', 'string'],
   ['FERRY_PORT', 'server', 'port', 'number'],
   ['FERRY_PUBLIC_URL', 'server', 'publicUrl', 'string'],
@@ -233,6 +263,12 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'list'][]
   ['FERRY_SESSION_IDLE_MINUTES', 'sessions', 'idleMinutes', 'number'],
   ['FERRY_FILE_SWEEP_MINUTES', 'maintenance', 'fileSweepMinutes', 'number'],
   ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
+  ['FERRY_FILE_PROVIDER_ENABLED', 'fileProvider', 'enabled', 'flag'],
+  ['FERRY_FILE_PROVIDER_MAX_FILE_SIZE', 'fileProvider', 'max_file_size', 'number'],
+  ['FERRY_FILE_PROVIDER_TIMEOUT_SECONDS', 'fileProvider', 'timeout_seconds', 'number'],
+  ['FERRY_FILE_PROVIDER_ALLOWED_PATHS', 'fileProvider', 'allowed_paths', 'list'],
+  ['FERRY_FILE_PROVIDER_BLOCKED_PATHS', 'fileProvider', 'blocked_paths', 'list'],
+  ['FERRY_FILE_PROVIDER_OPTIONAL_TOOLS', 'fileProvider', 'enable_optional_tools', 'flag'],
 ];
 
 function applyAppEnv(
@@ -252,6 +288,13 @@ function applyAppEnv(
         continue;
       }
       target[field] = number;
+    } else if (kind === 'flag') {
+      const flag = parseEnvFlag(text);
+      if (flag === undefined) {
+        problem(`${variable} (${section}.${field}): expected ${ENV_EXPECTED.flag}, got "${text}"`);
+        continue;
+      }
+      target[field] = flag;
     } else if (kind === 'list') {
       target[field] = text
         .split(',')
@@ -331,25 +374,40 @@ function record(value: unknown, section: string, problem: (text: string, path?: 
   return {};
 }
 
-function describeIssue(issue: z.core.$ZodIssue, file: Record<string, unknown>): Problem[] {
+/** A part of the file validated by a schema of its own: the schema, and where it sits in the file. */
+interface Section {
+  schema: z.core.$ZodType;
+  at: readonly PropertyKey[];
+}
+
+const APP_SECTION: Section = { schema: appConfigSchema, at: [] };
+const PROVIDER_SECTION: Section = { schema: fileProviderSettingsSchema, at: ['fileProvider'] };
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  file: Record<string, unknown>,
+  section: Section = APP_SECTION,
+): Problem[] {
   const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
-      const path = [...issue.path, key];
+      const inSection = [...issue.path, key];
+      const path = [...section.at, ...inSection];
       const value = valueAt(file, path);
       // `"server": { "report": { "transport": … } }`: an MCP server under the HTTP server's section.
       const misplaced =
-        issue.path.length === 1 &&
-        issue.path[0] === 'server' &&
+        path.length === 2 &&
+        path[0] === 'server' &&
         isRecord(value) &&
         ('transport' in value || 'command' in value || 'url' in value);
       const hint = misplaced
         ? ' (MCP servers go under "servers": did you mean "servers"?)'
-        : unknownKeyHint(appConfigSchema, path);
+        : unknownKeyHint(section.schema, inSection);
       return { text: `${dotted(path)}: unknown setting${hint}`, path };
     });
   }
-  return [{ text: `${dotted(issue.path) || '(root)'}: ${issue.message}`, path: issue.path }];
+  const path = [...section.at, ...issue.path];
+  return [{ text: `${dotted(path) || '(root)'}: ${issue.message}`, path }];
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {

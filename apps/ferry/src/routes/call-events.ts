@@ -20,7 +20,7 @@ export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: "A call's events (server-sent events)",
         description:
-          'Each event: `id: <seq>`, `event: <type>` (started, arguments_prepared, progress, notice, file_stored, elicitation, elicitation_answered, finished, failed, cancelled), `data: <CallEvent JSON>`.',
+          'Each event: `id: <seq>`, `event: <type>` (started, arguments_prepared, progress, notice, file_stored, file_provider, elicitation, elicitation_answered, finished, failed, cancelled), `data: <CallEvent JSON>`.',
         tags: ['calls'],
         params: IdParamsSchema,
         querystring: EventStreamQuerySchema,

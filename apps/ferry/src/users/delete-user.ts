@@ -19,6 +19,8 @@ export interface UserDeletion {
 
 export async function deleteUser(services: FerryServices, user: Identity): Promise<UserDeletion> {
   const { calls, chatTurns, sessions, workspaces, files, conversations, authenticator } = services;
+  // First: no tool (or client of theirs) reads the user's files through the provider any more.
+  services.fileProvider?.tokens.revokeWhere({ username: user.username });
   const running = calls.list(user.owner).filter((record) => record.status === 'running');
   for (const record of running) calls.cancel(record);
   const cancelledChatTurns = await chatTurns.cancelOwner(user.owner);

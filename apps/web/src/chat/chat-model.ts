@@ -2,6 +2,7 @@
 // token by token while a turn streams), tool calls as cards (progress, notices, files, the result
 // the model read, the file a paused call waits for) and errors. Built from stored messages, then
 // advanced by the turn's events. Pure, so it is tested without a browser.
+
 import type {
   AssistantToolCall,
   FileRequestInput,
@@ -9,6 +10,7 @@ import type {
   TurnStatus,
   UiFile,
 } from '@ferry/contract';
+import { fileProviderLine } from '@ferry/contract';
 import { type CallState, reduceEvent } from '../state/use-tool-call';
 import type { ChatEvent, ChatMessageDto } from './chat-types';
 
@@ -40,6 +42,8 @@ export interface ToolEntry {
   /** Live progress and notices, as the tool runner tracks them. */
   progress: CallState['progress'];
   notices: CallState['notices'];
+  /** What the tool read of the user's files through the file provider, one line per callback. */
+  fileActivity?: { seq: number; text: string; ok: boolean }[];
   files: UiFile[];
   /** What the model read. */
   content?: string;
@@ -284,7 +288,10 @@ function settleLive(entries: ChatEntry[], status?: string): ChatEntry[] {
   );
 }
 
-/** Progress, notices and stored files of the host's call, tracked as the tool runner does. */
+/**
+ * Progress, notices, stored files and file-provider reads of the host's call, tracked as the tool
+ * runner does.
+ */
 function trackCallEvent(entry: ToolEntry, event: Parameters<typeof reduceEvent>[1]): ToolEntry {
   const state: CallState = {
     callId: event.callId,
@@ -306,6 +313,14 @@ function trackCallEvent(entry: ToolEntry, event: Parameters<typeof reduceEvent>[
     callId: event.callId,
     progress: next.progress,
     notices: next.notices,
+    ...(event.type === 'file_provider'
+      ? {
+          fileActivity: [
+            ...(entry.fileActivity ?? []),
+            { seq: event.seq, text: fileProviderLine(event), ok: event.ok },
+          ],
+        }
+      : {}),
     status: entry.status === 'pending' ? 'running' : entry.status,
   };
 }

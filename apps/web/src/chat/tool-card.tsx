@@ -1,5 +1,5 @@
 // One tool call of a chat turn as a collapsible card: server › tool, status, live progress and
-// the 15/20/25 s notices while it runs, then the files it stored (the runner's chips, opening on
+// the 15/20/25 s notices while it runs, what it read of the user's files (file provider), then the files it stored (the runner's chips, opening on
 // the canvas), the error if any (and whether it may be retried), the tool's meta_data as the model
 // read it, and what the model read.
 import type { UiFile } from '@ferry/contract';
@@ -103,6 +103,18 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
           )}
           {running && <CallProgress progress={entry.progress} />}
           <CallNotices notices={entry.notices} />
+          {entry.fileActivity && entry.fileActivity.length > 0 && (
+            <div>
+              <h4>Your files the tool read</h4>
+              <ol className="file-activity" data-testid="chat-tool-file-activity">
+                {entry.fileActivity.map((line) => (
+                  <li key={line.seq} className={line.ok ? 'file' : 'error'}>
+                    {line.text}
+                  </li>
+                ))}
+              </ol>
+            </div>
+          )}
           {entry.error && (
             <FriendlyErrorBox
               error={{

@@ -1,5 +1,7 @@
 // One tool call from start to outcome: POST /api/calls, follow its events (progress, the
-// 15/20/25 s notices, stored files, elicitations), cancel, then fetch the outcome.
+// 15/20/25 s notices, stored files, elicitations, reads through the file provider), cancel, then
+// fetch the outcome.
+
 import type {
   CallDetail,
   CallEvent,
@@ -9,6 +11,7 @@ import type {
   StoredFileSummary,
   ToolCallResponse,
 } from '@ferry/contract';
+import { fileProviderLine } from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiRequestError, api } from '../api/client';
 import { followCall } from './call-stream';
@@ -169,6 +172,8 @@ export function reduceEvent(call: CallState, event: CallEvent): CallState {
       };
     case 'file_stored':
       return { ...call, files: [...call.files, event.file], log: entry('file', `Stored ${event.file.name}`) };
+    case 'file_provider':
+      return { ...call, log: entry(event.ok ? 'file' : 'error', fileProviderLine(event)) };
     case 'elicitation':
       return { ...call, log: entry('info', `The tool asks: ${event.message}`) };
     case 'elicitation_answered':

@@ -15,6 +15,7 @@ export const CALL_EVENT_TYPES = [
   'file_stored',
   'elicitation',
   'elicitation_answered',
+  'file_provider',
   'finished',
   'failed',
   'cancelled',

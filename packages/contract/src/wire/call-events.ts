@@ -86,6 +86,26 @@ export const CallEventBodySchema = z.discriminatedUnion('type', [
     elicitationId: z.string(),
     action: z.enum(['accept', 'decline', 'cancel']),
   }),
+  /**
+   * The tool called back into the user's file provider (client callback tools) during this call:
+   * one event per callback, never its content. Attributed to the most recent running call of the
+   * same user and server.
+   */
+  z.object({
+    type: z.literal('file_provider'),
+    /** read_file, list_directory, … (the spec's tool name, as the server called it). */
+    tool: z.string(),
+    /** The path the callback named, as the tool gave it (at most 512 characters). */
+    path: z.string().optional(),
+    ok: z.boolean(),
+    /** FileNotFoundError, PermissionError, FileSizeLimitExceededError, FileProviderError. */
+    errorType: z.string().optional(),
+    /** Bytes of file content read. */
+    bytes: z.number().optional(),
+    /** Entries a listing returned. */
+    count: z.number().optional(),
+    durationMs: z.number(),
+  }),
   z.object({
     type: z.literal('finished'),
     isError: z.boolean(),
@@ -99,6 +119,8 @@ export const CallEventBodySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancelled'), reason: z.string() }),
 ]);
 export type CallEventBody = z.infer<typeof CallEventBodySchema>;
+/** One file-provider callback, as a call's event body. */
+export type FileProviderCallEvent = Extract<CallEventBody, { type: 'file_provider' }>;
 
 export const CallEventSchema = z.intersection(EventBaseSchema, CallEventBodySchema);
 export type CallEvent = z.infer<typeof CallEventSchema>;

@@ -11,6 +11,7 @@ import {
   type ServerStderrSink,
   writeStderrRecord,
 } from './connection-events.js';
+import type { ConnectionExtrasSource } from './connection-extras.js';
 import { MAX_LINE_BYTES } from './json-lines.js';
 import { type ServerLauncher, unsandboxedLauncher } from './launcher.js';
 import { openTransport, StderrTail } from './open-transport.js';
@@ -29,6 +30,11 @@ export interface ConnectionPoolOptions {
    * request handlers (elicitation, file-provider callbacks).
    */
   setupClient?: (client: Client, server: ServerConfig, user: string) => void;
+  /**
+   * What each connection gets besides its server's config (the user's file provider), asked for
+   * once before it opens; its `release` runs once it has closed or failed to open.
+   */
+  extras?: ConnectionExtrasSource;
   /** Connection lifecycle: connected, closed (with why), tools-changed, transport errors. */
   onEvent?: ConnectionEventListener;
   /**
@@ -112,6 +118,13 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     self: () => Promise<PooledConnection>,
   ): Promise<PooledConnection> {
     const tail = new StderrTail();
+    const extras = await options.extras?.(server, user);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      extras?.release();
+    };
     const lines = server.transport === 'stdio' ? stderrLog?.open(server.name, user) : undefined;
     const opened = await openTransport(server, user, {
       launcher,
@@ -122,8 +135,10 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       },
       ...(options.closeGraceMs !== undefined && { closeGraceMs: options.closeGraceMs }),
       maxResultBytes,
+      ...(extras && { extras }),
     }).catch((error: unknown) => {
       lines?.end();
+      release();
       throw error;
     });
     // Form-mode elicitation only: URL mode needs a browser flow Ferry does not offer yet.
@@ -136,6 +151,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       opened,
       idleMs: server.idleSeconds * 1000,
       now,
+      ...(extras?.renewAt !== undefined && { renewAt: extras.renewAt }),
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
       stderrTail: () => tail.text,
       onRetired: () => {
@@ -147,6 +163,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     void connection.closed.then(() => {
       live.delete(connection);
       lines?.end();
+      release();
     });
     await connection.open();
     return connection;
@@ -175,6 +192,13 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
           current.set(key, pending);
         }
         const connection = await pending;
+        // Its token is about to expire: calls from now on go to a new connection (once; a
+        // connection due at birth is still used rather than renewed in a loop).
+        if (connection.isOpen && connection.dueForRenewal && attempt === 1) {
+          connection.drain();
+          if (current.get(key) === pending) current.delete(key);
+          continue;
+        }
         if (connection.isOpen) {
           connection.touch();
           return connection;

@@ -1,7 +1,8 @@
-import { fillUserTemplates } from '@ferry/contract';
+import { fillTemplates } from '@ferry/contract';
 import type { FetchLike, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
+import type { ConnectionExtras } from './connection-extras.js';
 import type { JsonRpcId } from './json-lines.js';
 import type { ServerLauncher } from './launcher.js';
 import { intakeErrorResponse, resultTooLargeError } from './launcher-failure.js';
@@ -14,6 +15,8 @@ export interface OpenTransportOptions {
   closeGraceMs?: number;
   /** Largest message read from the server (stdio and Streamable HTTP). @default 64 MiB */
   maxResultBytes?: number;
+  /** What this connection adds to the config (the file provider's token, URL and socket). */
+  extras?: Omit<ConnectionExtras, 'release'>;
 }
 
 /** What a connection may do with a local server's process, whichever transport runs it. */
@@ -36,18 +39,27 @@ export type OpenedTransport =
 
 /**
  * The transport of one (server, user) connection, not yet started (`Client.connect` starts it).
- * Local: the launcher's command in its own process group. Remote: Streamable HTTP or legacy SSE,
- * with `{{user}}` filled in the headers, so one user's session never carries another's identity.
+ * Local: the launcher's command in its own process group, given the extras. Remote: Streamable
+ * HTTP or legacy SSE, with the placeholders filled in the headers (`{{user}}`, the provider's URL
+ * and token), so one user's session never carries another's identity.
  */
 export async function openTransport(
   server: ServerConfig,
   user: string,
   options: OpenTransportOptions,
 ): Promise<OpenedTransport> {
+  const { extras } = options;
   if (server.transport !== 'stdio') {
-    return { kind: 'remote', transport: openRemoteTransport(server, user, options.maxResultBytes) };
+    const headers = fillTemplates(server.headers, { ...extras?.placeholders, user });
+    return { kind: 'remote', transport: openRemoteTransport(server, headers, options.maxResultBytes) };
   }
-  const spec = await options.launcher(server, user);
+  const spec = await (extras
+    ? options.launcher(server, user, {
+        env: extras.env,
+        sockets: extras.sockets,
+        placeholders: extras.placeholders,
+      })
+    : options.launcher(server, user));
   const transport = new ProcessStdioTransport({
     command: spec.command,
     args: spec.args,
@@ -60,10 +72,14 @@ export async function openTransport(
   return { kind: 'local', transport, process: transport };
 }
 
-function openRemoteTransport(server: RemoteServerConfig, user: string, maxResultBytes?: number): Transport {
+function openRemoteTransport(
+  server: RemoteServerConfig,
+  headers: Record<string, string>,
+  maxResultBytes?: number,
+): Transport {
   const url = new URL(server.url);
   // requestInit headers go on every POST and, for SSE, on the GET that opens the stream.
-  const requestInit = { headers: fillUserTemplates(server.headers, user) };
+  const requestInit = { headers };
   // Legacy SSE reads its one long stream through an EventSource of the SDK's own: not limited.
   if (server.transport === 'sse' || maxResultBytes === undefined) {
     return server.transport === 'sse'

@@ -35,6 +35,11 @@ export interface PooledConnectionOptions {
   opened: OpenedTransport;
   idleMs: number;
   now: () => number;
+  /**
+   * From this time (epoch ms) the pool hands out a new connection instead, and this one closes
+   * once its running calls end: what it was given at start (a file-provider token) expires.
+   */
+  renewAt?: number;
   connectTimeoutMs: number;
   /** Recent stderr of the process, quoted when it fails to start. */
   stderrTail?: () => string;
@@ -58,6 +63,8 @@ export class PooledConnection implements ToolConnection {
   #detail: string | undefined;
   #tools: Promise<Tool[]> | undefined;
   #active = 0;
+  /** Handed out no more; closes when its last running call ends. */
+  #draining = false;
   /** The question handlers of the running calls, oldest first. */
   readonly #askers: NonNullable<CallOptions['onElicitation']>[] = [];
   #rawSchemas: ReturnType<typeof captureElicitationSchemas> | undefined;
@@ -131,6 +138,22 @@ export class PooledConnection implements ToolConnection {
     this.#scheduleIdleCheck(this.#o.idleMs);
   }
 
+  /** Due for renewal: the pool should open a new connection and `drain` this one. */
+  get dueForRenewal(): boolean {
+    return this.#o.renewAt !== undefined && this.#o.now() >= this.#o.renewAt;
+  }
+
+  /**
+   * Stops this connection being handed out (the pool opens a new one on the next `get`) and
+   * closes it once the calls it is running have ended; they finish undisturbed.
+   */
+  drain(): void {
+    if (this.#state !== 'open' || this.#draining) return;
+    this.#draining = true;
+    this.#o.onRetired();
+    if (this.#active === 0) void this.close('released');
+  }
+
   /** Marks the connection as used now (the pool calls it on every `get`). */
   touch(): void {
     this.#lastUsed = this.#o.now();
@@ -191,6 +214,7 @@ export class PooledConnection implements ToolConnection {
       this.#active -= 1;
       if (onElicitation) this.#askers.splice(this.#askers.indexOf(onElicitation), 1);
       this.touch();
+      if (this.#draining && this.#active === 0) void this.close('released');
     }
   }
 

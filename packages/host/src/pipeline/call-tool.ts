@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type CallAnswer,
   type CallEvent,
+  type CallEventBody,
   DEFAULT_MODEL_RESULT_CHARS,
   type ErrorEnvelope,
   errorEnvelope,
@@ -98,6 +99,12 @@ export interface ToolCallDeps {
    * gets its beginning and the file's name. @default DEFAULT_MODEL_RESULT_CHARS (16,000)
    */
   maxModelResultChars?: number;
+  /**
+   * Told when the call starts, with a way to add events to its stream (the file provider's
+   * callbacks of this user and server); the returned function runs when it ends, before
+   * anything else could be added after its last event.
+   */
+  track?(call: { username: string; server: string; emit(body: CallEventBody): void }): () => void;
 }
 
 export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallResponse> {
@@ -117,6 +124,12 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     return workspace;
   };
 
+  // Tracking ends before the terminal event: nothing may follow finished, failed or cancelled.
+  let untrack: (() => void) | undefined;
+  const endTracking = () => {
+    untrack?.();
+    untrack = undefined;
+  };
   const respond = (status: ToolCallResponse['status'], result: CallAnswer): ToolCallResponse => ({
     callId,
     status,
@@ -124,6 +137,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     ...result,
   });
   const fail = (error: ErrorEnvelope, warnings: string[] = []) => {
+    endTracking();
     const meta = error.meta_data;
     events.emit({
       type: 'failed',
@@ -134,11 +148,13 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     return respond('failed', answerFromError(error, { warnings, redaction }));
   };
   const cancelled = (reason: string) => {
+    endTracking();
     events.emit({ type: 'cancelled', reason });
     return respond('cancelled', answerFromError(errorEnvelope('E_CANCELLED', { reason }), { redaction }));
   };
 
   events.emit({ type: 'started', server: request.server, tool: request.tool });
+  untrack = deps.track?.({ username: user.username, server: request.server, emit: events.emit });
   try {
     // 1. The tool and its conventions.
     const connection = await deps.pool.get(request.server, user.username);
@@ -254,6 +270,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       canvas: { server: request.server, origins: settings.canvasOrigins ?? [] },
       now: clock.now(),
     });
+    endTracking();
     events.emit(finishedEvent(result, allStored.length));
     return respond('finished', result);
   } catch (error) {
@@ -264,6 +281,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       errorEnvelope('E_INTERNAL', { cause: error instanceof Error ? error.message : String(error) }),
     );
   } finally {
+    endTracking();
     // Open questions of a call that ended are answered `cancel`.
     callEnded.abort();
     // A call that failed or was cancelled never finished its window: stop recording for it.

@@ -1,4 +1,10 @@
-import { hasOnlyUserPlaceholders, SANDBOX_MODES, TIMEOUT_NOTICES, TIMEOUT_SECONDS } from '@ferry/contract';
+import {
+  FILE_PROVIDER_PLACEHOLDERS,
+  placeholdersIn,
+  SANDBOX_MODES,
+  TIMEOUT_NOTICES,
+  TIMEOUT_SECONDS,
+} from '@ferry/contract';
 import type { SandboxServer } from '@ferry/sandbox';
 import { z } from 'zod';
 import { parseOrigin } from './canvas-origins.js';
@@ -20,7 +26,10 @@ const seconds = (what: string) => z.number().finite().positive(`${what} must be 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain NUL`);
 const templated = (what: string) =>
-  noNul(what).refine(hasOnlyUserPlaceholders, `${what}: the only placeholder allowed is {{user}}`);
+  noNul(what).refine(
+    (value) => placeholdersIn(value) !== undefined,
+    `${what}: the placeholders allowed are {{user}}, {{fileProviderUrl}} and {{fileProviderToken}}`,
+  );
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // RFC 9110 `token`: what a header name may contain.
@@ -78,6 +87,19 @@ const canvasOriginsSchema = z
   )
   .max(50, 'canvasOrigins: at most 50 origins');
 
+/**
+ * Whether the server's connections get the user's file provider (the client callback tools):
+ * a local server its variables and socket, any server the `{{fileProviderUrl}}` and
+ * `{{fileProviderToken}}` placeholders. `{ compat: true }`: the compatibility surface, for clients
+ * that read a tools/call's JSON-RPC `result` as the bare value. @default false
+ */
+const fileProviderSchema = z
+  .union([z.boolean(), z.strictObject({ compat: z.boolean().default(false) })])
+  .default(false)
+  .transform((value) =>
+    typeof value === 'boolean' ? { enabled: value, compat: false } : { enabled: true, compat: value.compat },
+  );
+
 const commonShape = {
   canvasOrigins: canvasOriginsSchema.optional(),
   timeouts: timeoutsSchema.prefault({}),
@@ -85,33 +107,76 @@ const commonShape = {
   idleSeconds: seconds('idleSeconds').default(600),
   /** A disabled server stays listed but cannot be connected to. @default true */
   enabled: z.boolean().default(true),
+  fileProvider: fileProviderSchema,
 };
 
-const stdioServerSchema = z.strictObject({
-  transport: z.literal('stdio'),
-  command: text('command').pipe(noNul('command')),
-  /** Arguments; `{{user}}` is replaced by the username. @default [] */
-  args: z.array(templated('an argument')).default([]),
-  /**
-   * The only variables the process gets besides a small allowlist (PATH, HOME, LANG, …);
-   * values may use `{{user}}`. @default {}
-   */
-  env: z
-    .record(z.string().regex(ENV_NAME, 'env names must be letters, digits and _'), templated('an env value'))
-    .default({}),
-  cwd: text('cwd').optional(),
-  /** @default 'path' */
-  fileMode: z.enum(FILE_MODES).default('path'),
-  /** @default 'auto' */
-  sandbox: z.enum(SANDBOX_MODES).default('auto'),
-  /** Whether the sandboxed process may use the network. @default false */
-  network: z.boolean().default(false),
-  ...commonShape,
-});
+/**
+ * The file provider's placeholders only where the server has it: anywhere else they would be
+ * filled with nothing, silently. Each use is an issue at its own field (`args.1`, `env.TOKEN`).
+ */
+function checkProviderPlaceholders(
+  config: {
+    fileProvider: { enabled: boolean };
+    args?: readonly string[];
+    env?: Readonly<Record<string, string>>;
+    headers?: Readonly<Record<string, string>>;
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (config.fileProvider.enabled) return;
+  const check = (value: string, path: (string | number)[]) => {
+    const used = placeholdersIn(value)?.filter((name) =>
+      (FILE_PROVIDER_PLACEHOLDERS as readonly string[]).includes(name),
+    );
+    if (used && used.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${used.map((name) => `{{${name}}}`).join(' and ')} needs fileProvider: true on this server`,
+        path,
+      });
+    }
+  };
+  for (const [i, arg] of (config.args ?? []).entries()) check(arg, ['args', i]);
+  for (const [name, value] of Object.entries(config.env ?? {})) check(value, ['env', name]);
+  for (const [name, value] of Object.entries(config.headers ?? {})) check(value, ['headers', name]);
+}
+
+const stdioServerSchema = z
+  .strictObject({
+    transport: z.literal('stdio'),
+    command: text('command').pipe(noNul('command')),
+    /**
+     * Arguments; `{{user}}` is replaced by the username, `{{fileProviderUrl}}` and
+     * `{{fileProviderToken}}` (with fileProvider) by the connection's provider URL and token. @default []
+     */
+    args: z.array(templated('an argument')).default([]),
+    /**
+     * The only variables the process gets besides a small allowlist (PATH, HOME, LANG, …) and, with
+     * fileProvider, FERRY_FILE_PROVIDER_URL/_TOKEN/_SOCKET; values may use the placeholders. @default {}
+     */
+    env: z
+      .record(
+        z.string().regex(ENV_NAME, 'env names must be letters, digits and _'),
+        templated('an env value'),
+      )
+      .default({}),
+    cwd: text('cwd').optional(),
+    /** @default 'path' */
+    fileMode: z.enum(FILE_MODES).default('path'),
+    /** @default 'auto' */
+    sandbox: z.enum(SANDBOX_MODES).default('auto'),
+    /** Whether the sandboxed process may use the network. @default false */
+    network: z.boolean().default(false),
+    ...commonShape,
+  })
+  .superRefine(checkProviderPlaceholders);
 
 const remoteShape = {
   url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }),
-  /** Sent with every request; values may use `{{user}}` (e.g. `X-User: {{user}}`). @default {} */
+  /**
+   * Sent with every request; values may use the placeholders (e.g. `X-User: {{user}}`,
+   * `X-File-Provider-Token: {{fileProviderToken}}` with fileProvider). @default {}
+   */
   headers: z
     .record(
       z.string().regex(HEADER_NAME, 'not a valid header name'),
@@ -123,8 +188,12 @@ const remoteShape = {
   ...commonShape,
 };
 
-const httpServerSchema = z.strictObject({ transport: z.literal('http'), ...remoteShape });
-const sseServerSchema = z.strictObject({ transport: z.literal('sse'), ...remoteShape });
+const httpServerSchema = z
+  .strictObject({ transport: z.literal('http'), ...remoteShape })
+  .superRefine(checkProviderPlaceholders);
+const sseServerSchema = z
+  .strictObject({ transport: z.literal('sse'), ...remoteShape })
+  .superRefine(checkProviderPlaceholders);
 
 /** One server entry, any transport (the registry parses with the transport's own schema). */
 export const serverConfigSchema = z.discriminatedUnion('transport', [
@@ -151,6 +220,15 @@ interface ServerConfigBase {
   readonly enabled: boolean;
   /** As configured; `canvasOriginsOf` applies the default. */
   readonly canvasOrigins?: readonly string[];
+  /** `fileProvider` normalized: `true` is `{ enabled: true, compat: false }`. */
+  readonly fileProvider: ServerFileProvider;
+}
+
+/** Whether a server's connections get the user's file provider, and which surface. */
+export interface ServerFileProvider {
+  readonly enabled: boolean;
+  /** The compatibility surface (the JSON-RPC `result` is the bare value). */
+  readonly compat: boolean;
 }
 
 /**

@@ -62,6 +62,8 @@ export type WorkspaceFileResult =
       code: Extract<FerryErrorCode, 'E_INVALID_PATH' | 'E_FILE_NOT_FOUND' | 'E_FILE_TOO_LARGE'>;
       /** For logs and the UI; names the path. */
       reason: string;
+      /** The errno when opening the file failed (e.g. EACCES: the OS refused it). */
+      errno?: string;
       error: ErrorEnvelope;
     };
 
@@ -74,12 +76,13 @@ export async function resolveWorkspaceFile(
 ): Promise<WorkspaceFileResult> {
   const attempted = typeof toolPath === 'string' ? toolPath : String(toolPath);
   const log = options.log ?? logRefusal;
-  const refuse = (reason: string): WorkspaceFileResult => {
+  const refuse = (reason: string, errno?: string): WorkspaceFileResult => {
     const refusal = { code: 'E_INVALID_PATH' as const, reason: `${JSON.stringify(attempted)} ${reason}` };
     log({ user: workspace.username, toolPath: attempted, ...refusal });
     return {
       ok: false,
       ...refusal,
+      ...(errno === undefined ? {} : { errno }),
       error: invalidPathError({ attemptedPath: attempted, allowedPrefix: `${workspace.toolDir}/` }),
     };
   };
@@ -122,7 +125,7 @@ export async function resolveWorkspaceFile(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return missing();
-    return refuse(code === 'ELOOP' ? 'became a symbolic link' : `could not be opened (${code})`);
+    return refuse(code === 'ELOOP' ? 'became a symbolic link' : `could not be opened (${code})`, code);
   }
   const fail = async (reason: string) => {
     await handle.close().catch(() => undefined);

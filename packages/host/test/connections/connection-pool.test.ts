@@ -245,3 +245,51 @@ describe('connection pool: local servers over stdio', () => {
     await expect(pool.get('fixture', 'alice')).rejects.toThrowError(/pool is closed/);
   });
 });
+
+describe('connection pool: renewal of what a connection was given at start', () => {
+  it('past renewAt, new calls get a new connection; the old one finishes its running call, then closes', async () => {
+    let clock = 1_000_000;
+    const released: number[] = [];
+    let opened = 0;
+    const { pool, log } = startPool(
+      { fixture: fixtureServer() },
+      {
+        now: () => clock,
+        extras: () => {
+          const n = (opened += 1);
+          return {
+            placeholders: {},
+            env: {},
+            sockets: [],
+            renewAt: clock + 60_000,
+            release: () => released.push(n),
+          };
+        },
+      },
+    );
+    const first = await pool.get('fixture', 'alice');
+    expect(await pool.get('fixture', 'alice')).toBe(first);
+    // A call still running on the first connection when it falls due.
+    const stop = new AbortController();
+    const running = first.callTool({ name: 'wait_for_cancel', arguments: {} }, { signal: stop.signal });
+    clock += 60_000;
+    const second = await pool.get('fixture', 'alice');
+    expect(second).not.toBe(first);
+    expect(second.pid).not.toBe(first.pid);
+    expect(opened).toBe(2);
+    expect(await pool.get('fixture', 'alice')).toBe(second);
+    // Not closed under its running call.
+    expect(released).toEqual([]);
+    expect(isGone(first.pid as number)).toBe(false);
+    // The call ends: the drained connection closes ('released') and gives its extras back.
+    stop.abort(new Error('stop'));
+    await expect(running).rejects.toThrow('stop');
+    const closed = await closedEvent(log, first.pid);
+    expect(closed.reason).toBe('released');
+    // The pool gives the extras back when the connection has fully closed (its `closed` promise).
+    await (first as unknown as { closed: Promise<void> }).closed;
+    expect(released).toEqual([1]);
+    await waitUntilGone(first.pid as number);
+    expect(await call(second, 'pid')).toBe(String(second.pid));
+  });
+});

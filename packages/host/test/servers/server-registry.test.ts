@@ -33,6 +33,7 @@ describe('server registry: defaults', () => {
       timeouts: { noticeSeconds: [15, 20, 25], timeoutSeconds: 30, hardCapSeconds: 600 },
       idleSeconds: 600,
       enabled: true,
+      fileProvider: { enabled: false, compat: false },
     });
   });
 
@@ -135,11 +136,16 @@ describe('server registry: validation errors name the server and the field', () 
     );
   });
 
-  it('allows {{user}} and no other placeholder', () => {
+  it('allows {{user}} and the file-provider placeholders, no other', () => {
     expect(
       problemsOf({ s: { transport: 'stdio', command: 'x', env: { HOME: '/home/{{username}}' } } }),
     ).toEqual([
-      { server: 's', field: 'env.HOME', message: 'an env value: the only placeholder allowed is {{user}}' },
+      {
+        server: 's',
+        field: 'env.HOME',
+        message:
+          'an env value: the placeholders allowed are {{user}}, {{fileProviderUrl}} and {{fileProviderToken}}',
+      },
     ]);
     expect(
       problemsOf({ s: { transport: 'stdio', command: 'x', args: ['--root', '{{ user }}'] } })[0]?.field,
