@@ -272,6 +272,27 @@ describe('file provider on (config file section)', () => {
     expect(again.text).not.toContain(minted.grantId);
   });
 
+  it('holds at most 100 live tokens a user minted: the next is 409 until one is revoked', async () => {
+    const minted = [];
+    for (let i = 0; i < 100; i++) minted.push(await mint(server, 'dave'));
+    const refused = await http(server.url, '/api/file-provider/tokens', {
+      method: 'POST',
+      headers: { ...asUser('dave'), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json<{ results: { error: string } }>().results.error).toMatch(
+      /100 live file-provider tokens/,
+    );
+    const first = minted[0] as Minted;
+    const revoked = await http(server.url, `/api/file-provider/tokens/${first.grantId}`, {
+      method: 'DELETE',
+      headers: asUser('dave'),
+    });
+    expect(revoked.status).toBe(204);
+    await mint(server, 'dave');
+  });
+
   it("a deleted user's tokens die with them", async () => {
     const minted = await mint(server, 'carol');
     const deleted = await http(server.url, '/api/users/carol', {

@@ -20,6 +20,9 @@ import { identityOf } from '../auth/request-context.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { errorResponses } from '../http/schemas.js';
 
+/** Live tokens one user may mint for clients of their own (those Ferry mints for servers aside). */
+const MAX_USER_TOKENS = 100;
+
 /** What the endpoint answers (documentation only: the provider writes the raw response). */
 const JsonRpcMessage = z
   .looseObject({ jsonrpc: z.literal('2.0') })
@@ -135,6 +138,15 @@ export const fileProviderTokenRoutes: FastifyPluginAsyncZod = async (app) => {
       const { tokens, urlFor } = enabledProvider(provider);
       const { username } = identityOf(request);
       const { ttlSeconds, compat, label } = request.body;
+      // Grants live in memory until they expire: one user cannot make it grow without bound.
+      const minted = tokens.grants(username).filter((grant) => grant.server === undefined).length;
+      if (minted >= MAX_USER_TOKENS) {
+        throw new ApiError(
+          'E_CONFLICT',
+          `You hold ${minted} live file-provider tokens, the most one user may; revoke one (DELETE /api/file-provider/tokens/{grantId}) or wait for one to expire`,
+          { field: 'tokens', limit: MAX_USER_TOKENS },
+        );
+      }
       const { token, grant } = tokens.mint({
         username,
         ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
