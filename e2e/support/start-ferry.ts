@@ -42,7 +42,13 @@ async function main(): Promise<void> {
   await writeFile(
     configPath,
     JSON.stringify(
-      { servers, flags: { max_file_size_mb: E2E_MAX_FILE_SIZE_MB }, storage: { dataDir: './data' } },
+      {
+        servers,
+        flags: { max_file_size_mb: E2E_MAX_FILE_SIZE_MB },
+        storage: { dataDir: './data' },
+        // As ferry.config.json: the servers that ask for the file provider (secrets) get it.
+        fileProvider: { enabled: true },
+      },
       null,
       2,
     ),

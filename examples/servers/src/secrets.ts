@@ -202,7 +202,7 @@ export function createSecretsServer(): McpServer {
         const summary =
           findings.length === 0
             ? `No secrets found in ${scanned.length} files under ${root}`
-            : `${findings.length} possible secret${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.path)).size} of ${scanned.length} files under ${root}`;
+            : `${findings.length} possible secret${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.path)).size} of ${count(scanned.length, 'file')} under ${root}`;
         return v21Result({
           results: {
             summary,
@@ -297,7 +297,7 @@ function renderReport(
   const lines = [
     '# Secret scan',
     '',
-    `Directory: \`${cell(root)}\` · ${scanned.length} files scanned · ${skipped.length} skipped · ${findings.length} findings`,
+    `Directory: \`${cell(root)}\` · ${count(scanned.length, 'file')} scanned · ${skipped.length} skipped · ${count(findings.length, 'finding')}`,
     '',
   ];
   if (found > MAX_SCAN_FILES)
@@ -327,3 +327,8 @@ function renderReport(
 }
 
 if (isMainModule(import.meta.url)) await runServer(createSecretsServer, { name: 'secrets' });
+
+/** "1 file", "2 files". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
