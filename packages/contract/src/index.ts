@@ -45,6 +45,10 @@ export {
   FILE_PROVIDER_TOKEN_ENV,
   FILE_PROVIDER_URL_ENV,
   fileProviderPath,
+  PROVIDER_ERROR_TYPES,
+  type ProviderError,
+  type ProviderErrorType,
+  type ProviderFileStats,
   SANDBOX_FILE_PROVIDER_SOCKET,
 } from './protocol/file-provider-protocol.js';
 export {

@@ -5,23 +5,20 @@
 // variables: the endpoint's URL, a bearer token and, for a local server, a Unix socket that carries
 // the same HTTP (a sandboxed server has no network). connectFileProvider reads them and returns an
 // official SDK Client plus one typed helper per provider tool.
-import { FILE_PROVIDER_SOCKET_ENV, FILE_PROVIDER_TOKEN_ENV, FILE_PROVIDER_URL_ENV } from '@ferry/contract';
+import {
+  FILE_PROVIDER_SOCKET_ENV,
+  FILE_PROVIDER_TOKEN_ENV,
+  FILE_PROVIDER_URL_ENV,
+  PROVIDER_ERROR_TYPES,
+  type ProviderErrorType,
+  type ProviderFileStats,
+} from '@ferry/contract';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { unixSocketFetch } from './unix-socket-fetch.js';
 
 /** The spec's error types; an answer with any other type is reported as FileProviderError. */
-export type FileProviderErrorType =
-  | 'FileNotFoundError'
-  | 'PermissionError'
-  | 'FileSizeLimitExceededError'
-  | 'FileProviderError';
-
-const ERROR_TYPES: readonly string[] = [
-  'FileNotFoundError',
-  'PermissionError',
-  'FileSizeLimitExceededError',
-  'FileProviderError',
-];
+export type FileProviderErrorType = ProviderErrorType;
+const ERROR_TYPES: readonly string[] = PROVIDER_ERROR_TYPES;
 
 /** The provider answered a callback with the spec's `{error, error_type}`. */
 export class FileProviderCallError extends Error {
@@ -38,15 +35,7 @@ export class FileProviderCallError extends Error {
 }
 
 /** get_file_stats' answer, as the spec shapes it. */
-export interface FileProviderStats {
-  path: string;
-  file_type: 'file' | 'directory' | 'symlink';
-  size: number;
-  /** ISO 8601. */
-  modified_time: string;
-  is_readable: boolean;
-  is_directory: boolean;
-}
+export type FileProviderStats = ProviderFileStats;
 
 export type FileHashAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
 

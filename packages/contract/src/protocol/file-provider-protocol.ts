@@ -23,3 +23,30 @@ export const SANDBOX_FILE_PROVIDER_SOCKET = '/run/ferry/file-provider.sock';
 export function fileProviderPath(username: string, compat = false): string {
   return `/api/file-provider/${username}/${compat ? 'compat' : 'mcp'}`;
 }
+
+/** The spec's error types (`error_type` of the `{ error, error_type }` a callback answers). */
+export const PROVIDER_ERROR_TYPES = Object.freeze([
+  'FileNotFoundError',
+  'PermissionError',
+  'FileSizeLimitExceededError',
+  'FileProviderError',
+] as const);
+export type ProviderErrorType = (typeof PROVIDER_ERROR_TYPES)[number];
+
+/** The spec's error object, returned (never thrown) by every tool but file_exists. */
+export interface ProviderError {
+  error: string;
+  error_type: ProviderErrorType;
+}
+
+/** get_file_stats' value, the spec's shape. */
+export interface ProviderFileStats {
+  /** The path as the user's tools see it (under /tmp/{username}). */
+  path: string;
+  file_type: 'file' | 'directory' | 'symlink';
+  size: number;
+  /** ISO 8601. */
+  modified_time: string;
+  is_readable: boolean;
+  is_directory: boolean;
+}

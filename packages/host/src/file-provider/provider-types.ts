@@ -3,6 +3,7 @@
 // without holding them. These are the types every part of it shares: the operations
 // (provider-operations.ts), the MCP surfaces (standard and compatibility), the tokens, the
 // sockets, and the host that routes each callback to the calling tool's call.
+import type { ProviderError, ProviderErrorType, ProviderFileStats } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 
 /** The specification version Ferry implements, declared in the provider's server metadata. */
@@ -21,31 +22,13 @@ export const OPTIONAL_PROVIDER_TOOLS = ['calculate_file_hash', 'find_files'] as 
 export const PROVIDER_TOOLS = [...REQUIRED_PROVIDER_TOOLS, ...OPTIONAL_PROVIDER_TOOLS] as const;
 export type ProviderToolName = (typeof PROVIDER_TOOLS)[number];
 
-export const PROVIDER_ERROR_TYPES = [
-  'FileNotFoundError',
-  'PermissionError',
-  'FileSizeLimitExceededError',
-  'FileProviderError',
-] as const;
-export type ProviderErrorType = (typeof PROVIDER_ERROR_TYPES)[number];
-
-/** The spec's error object, returned (never thrown) by every tool but file_exists. */
-export interface ProviderError {
-  error: string;
-  error_type: ProviderErrorType;
-}
-
-/** get_file_stats' value, the spec's shape. */
-export interface ProviderFileStats {
-  /** The path as the user's tools see it (under /tmp/{username}). */
-  path: string;
-  file_type: 'file' | 'directory' | 'symlink';
-  size: number;
-  /** ISO 8601. */
-  modified_time: string;
-  is_readable: boolean;
-  is_directory: boolean;
-}
+// The spec's value shapes are the contract's: server-kit's client reads the same ones.
+export {
+  PROVIDER_ERROR_TYPES,
+  type ProviderError,
+  type ProviderErrorType,
+  type ProviderFileStats,
+} from '@ferry/contract';
 
 /** What a tool answers: the spec's value (a string, a list of paths, a boolean, stats) or its error. */
 export type ProviderValue = string | boolean | string[] | ProviderFileStats;

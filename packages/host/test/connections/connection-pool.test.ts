@@ -256,7 +256,8 @@ describe('connection pool: renewal of what a connection was given at start', () 
       {
         now: () => clock,
         extras: () => {
-          const n = (opened += 1);
+          opened += 1;
+          const n = opened;
           return {
             placeholders: {},
             env: {},

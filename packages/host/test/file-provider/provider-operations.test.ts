@@ -27,6 +27,7 @@ import {
 import { ProviderFailure } from '../../src/file-provider/provider-op-errors.js';
 import { type ProviderRun, runProviderTool } from '../../src/file-provider/provider-operations.js';
 import { parseProviderPath } from '../../src/file-provider/provider-paths.js';
+import { parseFileProviderSettings } from '../../src/file-provider/provider-settings.js';
 import { providerToolDefinitions } from '../../src/file-provider/provider-tool-definitions.js';
 import type {
   FileProviderSettings,
@@ -36,16 +37,8 @@ import type {
 } from '../../src/file-provider/provider-types.js';
 import { openTestStorage, type TestStorage } from '../pipeline/support/test-storage.js';
 
-const SETTINGS: FileProviderSettings = {
-  enabled: true,
-  maxFileSize: 10 * 1024 * 1024,
-  timeoutSeconds: 30,
-  allowedPaths: [],
-  blockedPaths: [],
-  enableOptionalTools: true,
-  maxListFiles: 10_000,
-  tokenTtlSeconds: 3600,
-};
+/** The config's defaults, turned on. */
+const SETTINGS: FileProviderSettings = parseFileProviderSettings({ enabled: true });
 const W = '/tmp/alice';
 const SECRET = 'TOP SECRET OUTSIDE';
 

@@ -11,21 +11,14 @@ import { unixSocketFetch } from '@ferry/server-kit';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderEndpoint } from '../../src/file-provider/provider-endpoint.js';
+import { parseFileProviderSettings } from '../../src/file-provider/provider-settings.js';
 import { createProviderSockets, type ProviderSockets } from '../../src/file-provider/provider-sockets.js';
 import { createProviderTokens, type ProviderTokens } from '../../src/file-provider/provider-tokens.js';
 import type { FileProviderSettings } from '../../src/file-provider/provider-types.js';
 import { openTestStorage, type TestStorage } from '../pipeline/support/test-storage.js';
 
-const SETTINGS: FileProviderSettings = {
-  enabled: true,
-  maxFileSize: 10 * 1024 * 1024,
-  timeoutSeconds: 30,
-  allowedPaths: [],
-  blockedPaths: [],
-  enableOptionalTools: true,
-  maxListFiles: 10_000,
-  tokenTtlSeconds: 3600,
-};
+/** The config's defaults, turned on. */
+const SETTINGS: FileProviderSettings = parseFileProviderSettings({ enabled: true });
 
 let storage: TestStorage;
 let sockDir: string;
