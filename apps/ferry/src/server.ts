@@ -112,6 +112,7 @@ async function startLocked(s: {
   const storage = await openStorage(config.storage);
   let baseUrl = config.app.server.publicUrl?.replace(/\/+$/, '') ?? '';
   let log: FastifyInstance['log'] | undefined;
+  let auditLog: FastifyInstance['log'] | undefined;
   // Tools reach it where they reach downloads: server.publicUrl, else the address Ferry listens on.
   const fileProvider = config.fileProvider.enabled
     ? createFileProvider({
@@ -119,7 +120,7 @@ async function startLocked(s: {
         files: storage.files,
         workspacesRoot,
         baseUrl: () => baseUrl,
-        audit: (event) => log?.info(auditLine(event), 'file provider callback'),
+        audit: (event) => auditLog?.info(auditLine(event), 'file provider callback'),
       })
     : undefined;
   const host = createHost({
@@ -188,6 +189,10 @@ async function startLocked(s: {
   });
 
   log = app.log;
+  // The audit trail is kept at `info` whatever FERRY_LOG_LEVEL says (only `silent` silences it):
+  // with the default `warn` every callback would otherwise go unrecorded.
+  const level = options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn';
+  auditLog = app.log.child({}, { level: level === 'silent' ? 'silent' : 'info' });
   const close = async () => {
     await app.close().catch(() => undefined);
     await host.close().catch(() => undefined);

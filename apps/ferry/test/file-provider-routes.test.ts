@@ -36,7 +36,8 @@ async function start(
     env: { FERRY_DATA_DIR: cwd, ...env },
     configPath: path,
     port: 0,
-    ...(log ? { logLevel: 'info', logStream: { write: (line: string) => void log.push(line) } } : {}),
+    // The default log level (warn): the audit lines must be written all the same.
+    ...(log ? { logStream: { write: (line: string) => void log.push(line) } } : {}),
   });
 }
 
