@@ -113,11 +113,14 @@ export class PooledConnection implements ToolConnection {
     try {
       await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
     } catch (error) {
+      // Shut down first: a server that died before the handshake (EPIPE on our first write) may
+      // not have had its last stderr read yet; the process is gone, and its stderr drained, once
+      // this resolves.
+      await this.#shutdown('failed', errorMessage(error));
       // One line: the stderr line that says why (the whole stderr is logged line by line
       // already). Quoted into a message that reaches logs and the UI: the tool's bytes, escaped.
       const reason = stderrReason(this.#o.stderrTail?.());
       const message = `Could not connect to MCP server "${this.server}": ${errorMessage(error)}`;
-      await this.#shutdown('failed', errorMessage(error));
       throw new FerryError(
         'E_TOOL_UNAVAILABLE',
         reason ? `${message}; stderr: ${escapeControl(reason)}` : message,
