@@ -53,6 +53,9 @@ export interface KeptCase {
 
 /** Text with nothing to summarize: ids, hashes, tokens, paths, links, words. */
 export const LEFT_ALONE: KeptCase[] = [
+  // Found by the generated-text property (seed -310972168): `wOF` is where a WOFF header starts,
+  // and where this text starts too; a font needs `wOFF` or `wOF2`.
+  { what: 'base64 of text that starts like a WOFF header ("wOFaa…")', text: 'x d09GYWHDqWFh4oKs y' },
   { what: 'UUID v4 in a sentence', text: 'request 550e8400-e29b-41d4-a716-446655440000 accepted' },
   { what: 'UUID in upper case, in JSON', text: '{"requestId":"F47AC10B-58CC-4372-A567-0E02B2C3D479"}' },
   {
@@ -211,6 +214,12 @@ const CSV = Array.from({ length: 12 }, (_, i) => `region-${i},${100 + i * 7},${(
 
 /** Payloads the model would only retype. */
 export const SUMMARIZED: SummarizedCase[] = [
+  {
+    what: 'WOFF2 header (24 characters)',
+    before: 'font ',
+    payload: 'd09GMgABAAAAABI0AAoAAA==',
+    after: ' end',
+  },
   {
     what: 'PNG signature and IHDR (24 characters)',
     before: 'thumb ',
