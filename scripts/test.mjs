@@ -39,6 +39,15 @@ const runners = [
     enabled: existsSync(join(root, 'e2e', 'playwright.config.ts')),
     before: () => buildWeb({ quiet: true }),
   },
+  {
+    // The official MCP conformance client scenarios against Ferry's MCP client, after the rest so
+    // the machine is quiet for their timing checks; counted in checks, failures against a baseline
+    // (scripts/conformance.mjs, docs/conformance.md).
+    name: 'conformance',
+    command: [process.execPath, 'scripts/conformance.mjs'],
+    report: join(reports, 'conformance.json'),
+    enabled: existsSync(join(root, 'tools', 'conformance', 'package.json')),
+  },
 ];
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -87,6 +96,10 @@ function readCounts(runner) {
       failed: report.numFailedTests,
       skipped: report.numPendingTests + report.numTodoTests,
     };
+  }
+  if (runner.name === 'conformance') {
+    // Checks that passed; a run that failed its baseline check counts as one failure.
+    return { passed: report.passed, failed: report.failed, skipped: 0 };
   }
   const stats = report.stats ?? {};
   return {
