@@ -76,8 +76,7 @@ export function closedFailure(
 ): FerryError | undefined {
   const launcher = launcherFailure(how.stderr, server);
   if (launcher !== undefined) return launcher;
-  const closed: unknown[] = [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected];
-  if (!SdkError.isInstance(error) || !closed.includes(error.code)) return undefined;
+  if (!isClosedError(error)) return undefined;
   return how.stoppedBy === undefined ? exitFailure(server, how.exit) : stoppedFailure(server, how.stoppedBy);
 }
 
@@ -162,4 +161,20 @@ export function intakeFailure(error: unknown): FerryError | undefined {
   }
   const cause = (error as { cause?: unknown }).cause;
   return cause instanceof FerryError ? cause : undefined;
+}
+
+/** Writes to a process that is gone fail with these, before the SDK learns the connection closed. */
+const WRITE_ERRORS: readonly unknown[] = [
+  'EPIPE',
+  'ECONNRESET',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+];
+
+/** The connection closed under the call: the SDK says so, or writing the request to the process failed. */
+function isClosedError(error: unknown): boolean {
+  if (SdkError.isInstance(error)) {
+    return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected;
+  }
+  return error instanceof Error && WRITE_ERRORS.includes((error as NodeJS.ErrnoException).code);
 }

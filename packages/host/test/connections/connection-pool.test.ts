@@ -120,12 +120,15 @@ describe('connection pool: local servers over stdio', () => {
     const grandchild = Number(await call(first, 'spawn_child'));
     expect(isGone(grandchild)).toBe(false);
     const pending = first.callTool({ name: 'wait_for_cancel', arguments: {} }, { signal: never() });
-    await first.kill('timeout after 30 s');
-    // Another call on the same connection learns why it ended.
-    await expect(pending).rejects.toMatchObject({
+    // Awaited from now on: the call may fail while kill() runs (its request written to a process
+    // already gone: EPIPE), which must not count as an unhandled rejection.
+    const ended = expect(pending).rejects.toMatchObject({
       code: 'E_TOOL_UNAVAILABLE',
       message: 'MCP server "fixture" was stopped (timeout after 30 s) during the call',
     });
+    await first.kill('timeout after 30 s');
+    // Another call on the same connection learns why it ended.
+    await ended;
     expect(isGone(first.pid as number)).toBe(true);
     await waitUntilGone(grandchild);
     expect(await closedEvent(log, first.pid)).toMatchObject({
