@@ -12,9 +12,9 @@ import { http, settledCall, startTestApp, type TestApp } from '../support/start-
 const MIB = 1024 * 1024;
 const SIZE = 64 * MIB;
 // Held whole, the answer would add the file and its base64 (64 + 85 MiB); streamed, RSS moves only
-// with buffers and GC timing, which on a loaded 2-CPU CI machine reached 37 MiB once. Half the
-// file still tells the two apart.
-const MAX_GROWTH = SIZE / 2;
+// with buffers and GC timing, which reached 33 and 37 MiB in clean-clone runs. The claim is the
+// test's name: less than the file's own size.
+const MAX_GROWTH = SIZE;
 
 let t: TestApp;
 beforeAll(async () => {
