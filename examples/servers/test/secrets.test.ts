@@ -17,7 +17,7 @@ import {
   parseFileProviderSettings,
 } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
-import { payloadOf, REPO_ROOT } from '@ferry/test-helpers/example-servers';
+import { payloadOf, REPO_ROOT, serverCommand } from '@ferry/test-helpers/example-servers';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,13 +107,7 @@ async function startScanner(settings: Record<string, unknown> = {}) {
   const socket = await provider.socketFor(USER);
   const { token } = provider.tokens.mint({ username: USER, server: 'secrets' });
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      '--import',
-      'tsx',
-      '--conditions=ferry-source',
-      join(REPO_ROOT, 'examples/servers/src/secrets.ts'),
-    ],
+    ...serverCommand('secrets'),
     cwd: REPO_ROOT,
     env: {
       ...getDefaultEnvironment(),
@@ -294,13 +288,7 @@ describe('scan_secrets with a provider without the optional tools', () => {
 describe('the secrets server without the provider', () => {
   it('answers an error that names the variables and "fileProvider": true', async () => {
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        '--import',
-        'tsx',
-        '--conditions=ferry-source',
-        join(REPO_ROOT, 'examples/servers/src/secrets.ts'),
-      ],
+      ...serverCommand('secrets'),
       cwd: REPO_ROOT,
       env: { ...getDefaultEnvironment(), FERRY_WORKSPACE_ROOT: emptyRoot },
     });
