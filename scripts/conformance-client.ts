@@ -4,21 +4,26 @@
 // with one remote server), with the pool's defaults: what Ferry does not meet yet shows up as
 // failures, baselined in test/conformance/ with the reason (docs/conformance.md).
 // Run: node --import tsx --conditions=ferry-source scripts/conformance-client.ts <url>
+import { FerryError } from '@ferry/contract';
 import type { Tool } from '@modelcontextprotocol/client';
 import { askForm, formFields } from '../apps/ferry/src/cli/elicitation-form.js';
 import type { LineSource } from '../apps/ferry/src/cli/line-source.js';
 // The modules themselves, not @ferry/host's index: the runner starts up to 39 of these clients at
 // once, and loading all of the host (storage, sandbox…) through tsx costs each ~1.4 s of CPU.
-import type {
-  ElicitationRequest,
-  ElicitationResult,
-  ToolConnection,
-} from '../packages/host/src/connections/connection.js';
+import type { ElicitationRequest, ElicitationResult } from '../packages/host/src/connections/connection.js';
 import { createConnectionPool } from '../packages/host/src/connections/connection-pool.js';
+import { createMemoryOAuthRecordStore } from '../packages/host/src/connections/oauth/oauth-record.js';
+import { createRemoteAuth, type RemoteAuth } from '../packages/host/src/connections/oauth/remote-auth.js';
 import { createServerRegistry } from '../packages/host/src/servers/server-registry.js';
 
 const SERVER = 'conformance';
 const USER = 'conformance';
+/** Where the authorization server sends the browser back: never fetched, the code is read off it. */
+const REDIRECT_URL = 'http://localhost:3000/callback';
+/** The client ID metadata document the suite's authorization servers expect (SEP-991). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Re-authorizations per connect or call: a server that keeps refusing must not loop us. */
+const MAX_AUTHORIZATIONS = 2;
 
 interface ToolCall {
   name: string;
@@ -68,6 +73,8 @@ async function acceptDefaults(request: ElicitationRequest): Promise<ElicitationR
     idle() {},
     close() {},
   };
+  // A link to open (URL mode): a headless user has no browser, and declines.
+  if (request.mode === 'url') return { action: 'decline' };
   const outcome = await askForm(formFields({ requestedSchema: request.requestedSchema, fileFields: [] }), {
     lines,
     resolveFile: async () => ({ ok: false, reason: 'no files in conformance runs' }),
@@ -75,15 +82,61 @@ async function acceptDefaults(request: ElicitationRequest): Promise<ElicitationR
   return outcome.action === 'accept' ? { action: 'accept', content: outcome.content } : outcome;
 }
 
-async function callAll(connection: ToolConnection, calls: ToolCall[]): Promise<void> {
+/** A pre-registered client the scenario hands over (auth/pre-registration), if any. */
+function contextClient(): { clientId: string; clientSecret: string } | undefined {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (!raw) return undefined;
+  const context = JSON.parse(raw) as { client_id?: unknown; client_secret?: unknown };
+  return typeof context.client_id === 'string' && typeof context.client_secret === 'string'
+    ? { clientId: context.client_id, clientSecret: context.client_secret }
+    : undefined;
+}
+
+/**
+ * The user's browser, headless: Ferry's own start of the flow (the URL `ferry call` prints), the
+ * authorization server's answer (the suite's approves at once), Ferry's callback with the code.
+ */
+async function authorizeHeadless(auth: RemoteAuth): Promise<void> {
+  const url = await auth.start(SERVER, USER);
+  const response = await fetch(url, { redirect: 'manual' });
+  await response.body?.cancel();
+  const location = response.headers.get('location');
+  if (location === null)
+    throw new Error(`the authorization endpoint answered ${response.status}, no redirect`);
+  const result = await auth.finish(USER, new URL(location).searchParams);
+  console.error(`[client] authorization: ${result.outcome}`);
+}
+
+const needsAuthorization = (error: unknown) =>
+  error instanceof FerryError && error.code === 'E_AUTH_REQUIRED';
+
+/** Runs `attempt`; when the server wants an authorization, gets one and runs it again. */
+async function withAuthorization<T>(auth: RemoteAuth, attempt: () => Promise<T>): Promise<T> {
+  for (let round = 0; ; round += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!needsAuthorization(error) || round >= MAX_AUTHORIZATIONS) throw error;
+      await authorizeHeadless(auth);
+    }
+  }
+}
+
+async function callAll(
+  pool: ReturnType<typeof createConnectionPool>,
+  auth: RemoteAuth,
+  calls: ToolCall[],
+): Promise<void> {
   for (const call of calls) {
     // A failed call is often what the scenario wants (a rejected tool, a deliberate error): the
     // runner judges it from the wire, so it is logged, never fatal.
     try {
-      const result = await connection.callTool(call, {
-        signal: AbortSignal.timeout(20_000),
-        onElicitation: acceptDefaults,
-      });
+      const result = await withAuthorization(auth, async () =>
+        (await pool.get(SERVER, USER)).callTool(call, {
+          signal: AbortSignal.timeout(20_000),
+          onElicitation: acceptDefaults,
+        }),
+      );
       console.error(`[client] ${call.name}: ${JSON.stringify(result).slice(0, 200)}`);
     } catch (error) {
       console.error(
@@ -94,18 +147,29 @@ async function callAll(connection: ToolConnection, calls: ToolCall[]): Promise<v
 }
 
 async function main(url: string, scenario: string): Promise<number> {
+  const preRegistered = contextClient();
+  const registry = createServerRegistry({
+    [SERVER]: { transport: 'http', url, ...(preRegistered && { oauth: preRegistered }) },
+  });
+  // Ferry's OAuth (packages/host/src/connections/oauth), its credentials kept in memory.
+  const auth = createRemoteAuth({
+    registry,
+    store: createMemoryOAuthRecordStore(),
+    redirectUrl: () => REDIRECT_URL,
+    connectUrl: (server) => `/api/oauth/${server}/start`,
+    clientMetadataUrl: () => CLIENT_METADATA_URL,
+  });
   const pool = createConnectionPool({
-    registry: createServerRegistry({ [SERVER]: { transport: 'http', url } }),
+    registry,
     clientInfo: { name: 'ferry-conformance', version: '0.1.0' },
     connectTimeoutMs: 20_000,
     onEvent: (event) => console.error(`[client] event ${JSON.stringify(event)}`),
+    authProvider: (server, user) => auth.providerFor(server, user),
   });
   try {
-    let connection: ToolConnection;
     let tools: Tool[];
     try {
-      connection = await pool.get(SERVER, USER);
-      tools = await connection.listTools();
+      tools = await withAuthorization(auth, async () => (await pool.get(SERVER, USER)).listTools());
     } catch (error) {
       console.error(
         `[client] connect/list failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -113,7 +177,7 @@ async function main(url: string, scenario: string): Promise<number> {
       return 1;
     }
     console.error(`[client] tools: ${tools.map((tool) => tool.name).join(', ')}`);
-    await callAll(connection, callsFor(scenario, tools));
+    await callAll(pool, auth, callsFor(scenario, tools));
     return 0;
   } finally {
     await pool.close();

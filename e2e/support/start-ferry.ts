@@ -5,10 +5,11 @@
 // timeouts (notices at 3/4/5 s, timeout at 6 s instead of 15/20/25/30 s), a random loopback port,
 // the built web app, and a model when FERRY_LLM_* are set (chat.spec.ts). Prints
 // `FERRY_URL=<url>` once listening; stops on SIGTERM.
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer } from '@ferry/app/server';
+import { configuredServers } from '@ferry/test-helpers/example-servers';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 /** The test suite's slow-server timeout; e2e tests derive the notice times from it. */
@@ -18,14 +19,7 @@ export const E2E_MAX_FILE_SIZE_MB = 4;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-e2e-'));
-  const read = async (path: string) =>
-    (
-      JSON.parse(await readFile(join(REPO_ROOT, path), 'utf8')) as {
-        servers: Record<string, Record<string, unknown>>;
-      }
-    ).servers;
-  // The test config wins for a server in both.
-  const all = { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
+  const all = await configuredServers();
   const servers: Record<string, unknown> = {};
   for (const [name, server] of Object.entries(all)) {
     if (server.transport !== 'stdio') continue;

@@ -4,7 +4,7 @@
 // under /api is one encapsulated context with authentication, one plugin per area.
 import swagger from '@fastify/swagger';
 import { type Agent, createAgent } from '@ferry/agent';
-import type { FileProvider } from '@ferry/host';
+import type { FileProvider, RemoteAuth } from '@ferry/host';
 import type { ConversationStore, FileStore } from '@ferry/storage';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -40,6 +40,7 @@ import { fileContentRoutes } from './routes/file-content.js';
 import { fileProviderEndpointRoutes, fileProviderTokenRoutes } from './routes/file-provider.js';
 import { fileUploadRoutes } from './routes/file-upload.js';
 import { fileRoutes } from './routes/files.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { serverRoutes } from './routes/servers.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { statusRoutes } from './routes/status.js';
@@ -84,6 +85,8 @@ export interface AppDeps {
    * user's token API. @default none: those routes answer 404
    */
   fileProvider?: FileProvider;
+  /** Users' OAuth connections to remote servers (server.ts makes it). @default none: /api/oauth answers 404 */
+  remoteAuth?: RemoteAuth;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -151,6 +154,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     chatTurns: createChatTurns(),
     workspaces: deps.workspaces ?? NO_WORKSPACES,
     fileProvider: deps.fileProvider,
+    remoteAuth: deps.remoteAuth,
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -205,6 +209,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(chatRoutes);
       await api.register(userRoutes);
       await api.register(fileProviderTokenRoutes);
+      await api.register(oauthRoutes);
     },
     { prefix: '/api' },
   );

@@ -10,15 +10,18 @@ import { FerryError, fileProviderPath } from '@ferry/contract';
 import {
   createFileProvider,
   createHost,
+  createRemoteAuth,
   type FileProvider,
   type Host,
   type ProviderCallbackEvent,
+  type RemoteAuth,
 } from '@ferry/host';
 import { createBubblewrapLauncher, type SandboxProbe } from '@ferry/sandbox';
 import { type DataDirLock, lockDataDir, type OpenedStorage, openStorage } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type FerryConfig, loadFerryConfig } from './config/load-config.js';
+import { CLIENT_METADATA_PATH } from './routes/oauth.js';
 import { FERRY_VERSION, type FerryStatus, sandboxStatus } from './status.js';
 import { createWorkspaceJanitor, guardedHost } from './workspaces/workspace-janitor.js';
 
@@ -123,6 +126,8 @@ async function startLocked(s: {
         audit: (event) => auditLog?.info(auditLine(event), 'file provider callback'),
       })
     : undefined;
+  // Made once the host (and its registry) exists; its providers are asked for only on connect.
+  let remoteAuth: RemoteAuth | undefined;
   const host = createHost({
     config: config.host,
     files: storage.files,
@@ -138,9 +143,19 @@ async function startLocked(s: {
     // One limit for both: the host sizes results to what the agent gives the model.
     ...(llm.configured ? { maxModelResultChars: llm.config.maxResultChars } : {}),
     pool: {
+      authProvider: (server, user) => remoteAuth?.providerFor(server, user),
       ...(options.onServerStderr ? { onStderr: options.onServerStderr } : {}),
       ...(config.app.calls.maxResultBytes ? { maxResultBytes: config.app.calls.maxResultBytes } : {}),
     },
+  });
+  remoteAuth = createRemoteAuth({
+    registry: host.registry,
+    store: storage.oauth,
+    redirectUrl: () => `${baseUrl}/api/oauth/callback`,
+    connectUrl: (server) => `/api/oauth/${encodeURIComponent(server)}/start`,
+    // A client ID metadata document needs a URL the authorization server can fetch: https only.
+    clientMetadataUrl: () =>
+      baseUrl.startsWith('https://') ? `${baseUrl}/api${CLIENT_METADATA_PATH}` : undefined,
   });
   // Every local server that will not run sandboxed as configured, or cannot start at all, is named
   // at startup and in GET /api/status, not only when it is first called.
@@ -179,6 +194,7 @@ async function startLocked(s: {
     agent,
     conversations: storage.conversations,
     ...(fileProvider ? { fileProvider } : {}),
+    remoteAuth,
     ...(existsSync(webRoot) ? { webRoot } : {}),
     logger: {
       level: options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn',

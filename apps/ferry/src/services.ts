@@ -1,7 +1,7 @@
 // What the routes use, decorated on the app as `app.ferry` and typed by declaration merging
 // (fastify docs/Reference/TypeScript.md). Routes only adapt HTTP to these; nothing else.
 import type { Agent } from '@ferry/agent';
-import type { FileProvider, Host } from '@ferry/host';
+import type { FileProvider, Host, RemoteAuth } from '@ferry/host';
 import type { ConversationStore, FileStore } from '@ferry/storage';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Sessions } from './auth/sessions.js';
@@ -35,6 +35,8 @@ export interface FerryServices {
   workspaces: WorkspaceJanitor;
   /** The file provider tools call back to; undefined when it is off (its routes answer 404). */
   fileProvider: FileProvider | undefined;
+  /** Users' OAuth connections to remote servers; undefined when the app was built without them (404). */
+  remoteAuth: RemoteAuth | undefined;
 }
 
 declare module 'fastify' {

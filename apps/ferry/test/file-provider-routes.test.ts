@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectProviderClient, FILE_PROVIDER_TOOL_NAMES } from '@ferry/test-helpers/file-provider-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 import { asUser, http, PROXY_SECRET, uploadOk } from './support/start-app.js';
@@ -61,13 +61,6 @@ async function mint(
   });
   expect(answer.status, answer.text).toBe(201);
   return answer.json<Minted>();
-}
-
-/** The official SDK client on the provider's standard endpoint. */
-async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'file-provider-test', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
 }
 
 /** One JSON-RPC message POSTed by hand. */
@@ -134,18 +127,10 @@ describe('file provider on (config file section)', () => {
     expect(ttl).toBeGreaterThan(3_500_000);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
 
-    const client = await connect(minted.url, { authorization: `Bearer ${minted.token}` });
+    const client = await connectProviderClient(minted.url, { token: minted.token });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual([
-        'calculate_file_hash',
-        'file_exists',
-        'find_files',
-        'get_file_stats',
-        'list_directory',
-        'read_file',
-        'read_file_binary',
-      ]);
+      expect(tools.map((tool) => tool.name).sort()).toEqual(FILE_PROVIDER_TOOL_NAMES);
       const read = await client.callTool({
         name: 'read_file',
         arguments: { file_path: '/tmp/alice/my_files/uploaded/report.txt' },
@@ -160,7 +145,9 @@ describe('file provider on (config file section)', () => {
 
   it('takes the token as ?access_token= too (a client that only takes a URL)', async () => {
     const minted = await mint(server, 'alice');
-    const client = await connect(`${minted.url}?access_token=${encodeURIComponent(minted.token)}`);
+    const client = await connectProviderClient(
+      `${minted.url}?access_token=${encodeURIComponent(minted.token)}`,
+    );
     try {
       const found = await client.callTool({
         name: 'file_exists',
@@ -175,7 +162,9 @@ describe('file provider on (config file section)', () => {
   it('logs one audit line per callback: who, what, how it went; never the content or the token', async () => {
     const minted = await mint(server, 'alice');
     const path = '/tmp/alice/my_files/uploaded/report.txt';
-    const client = await connect(`${minted.url}?access_token=${encodeURIComponent(minted.token)}`);
+    const client = await connectProviderClient(
+      `${minted.url}?access_token=${encodeURIComponent(minted.token)}`,
+    );
     try {
       await client.callTool({ name: 'read_file', arguments: { file_path: path } });
       await client.callTool({ name: 'read_file', arguments: { file_path: '/etc/passwd' } });
@@ -381,7 +370,7 @@ describe('file provider settings', () => {
         blockedPaths: ['/tmp/{{user}}/src/secrets'],
       });
       const minted = await mint(server, 'alice');
-      const client = await connect(minted.url, { authorization: `Bearer ${minted.token}` });
+      const client = await connectProviderClient(minted.url, { token: minted.token });
       try {
         const { tools } = await client.listTools();
         expect(tools).toHaveLength(5);

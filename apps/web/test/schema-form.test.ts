@@ -25,6 +25,28 @@ describe('describeFields', () => {
     ]);
   });
 
+  it('does not show the filename argument paired with an x-mcp-file input (Ferry fills it)', () => {
+    const fields = describeFields(
+      {
+        type: 'object',
+        properties: {
+          document: { type: 'string', format: 'uri', 'x-mcp-file': { accept: ['text/csv'] } },
+          document_name: { type: 'string', 'x-ferry-injected': 'x-mcp-file-name' },
+          note: { type: 'string' },
+        },
+        required: ['document', 'document_name'],
+      },
+      [
+        { name: 'document', input: 'file-picker' },
+        { name: 'document_name', input: 'host' },
+      ],
+    );
+    expect(fields.map((f) => [f.name, f.kind])).toEqual([
+      ['document', 'file-picker'],
+      ['note', 'string'],
+    ]);
+  });
+
   it('maps every JSON Schema shape the runner supports', () => {
     const fields = describeFields({
       type: 'object',

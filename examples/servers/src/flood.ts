@@ -45,7 +45,13 @@ function writeResponse(id: unknown, result: Iterable<string>, idFirst: boolean):
   const idJson = JSON.stringify(id);
   // The SDK writes `{"result":…,"jsonrpc":"2.0","id":…}`: the id comes last, after the result.
   process.stdout.write(idFirst ? `{"jsonrpc":"2.0","id":${idJson},"result":` : '{"result":');
-  for (const piece of result) process.stdout.write(piece);
+  // 2026-07-28 requires `resultType` on every result; a 2025 client reads it as an extra field.
+  let first = true;
+  for (const piece of result) {
+    if (first && !piece.startsWith('{')) throw new Error('a result starts with "{"');
+    process.stdout.write(first ? `{"resultType":"complete",${piece.slice(1)}` : piece);
+    first = false;
+  }
   process.stdout.write(idFirst ? '}\n' : `,"jsonrpc":"2.0","id":${idJson}}\n`);
 }
 

@@ -10,7 +10,9 @@
 // `fingerprint_document` takes a CSV or text file the same way and reports its SHA-256, so a test
 // can tell exactly which bytes arrived. `review_document` asks in the middle of a call (MCP
 // elicitation, form mode) for a file through an x-mcp-file field of the requestedSchema: the SEP's
-// second surface.
+// second surface. Both it and `ask_note` (an optional note: an accepted empty form comes back as
+// `{}`) ask the multi-round-trip way (2026-07-28), which the SDK turns into a real
+// `elicitation/create` request for a 2025-11-25 client.
 //
 //   node --import tsx --conditions=ferry-source examples/servers/src/xfile.ts [--http <port>]
 import { createHash } from 'node:crypto';
@@ -23,15 +25,28 @@ import {
   type McpFileDescriptor,
   parseDataUri,
 } from '@ferry/contract';
-import { isMainModule, runServer, v21Error, v21Result, withErrorEnvelope } from '@ferry/server-kit';
-import { McpServer } from '@modelcontextprotocol/server';
+import {
+  isMainModule,
+  mcpFileSchemaValidator,
+  runServer,
+  v21Error,
+  v21Result,
+  withErrorEnvelope,
+} from '@ferry/server-kit';
+import { inputRequired, inputResponse, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { imageSize } from './lib/image-size.js';
+import { registerNamedDocumentTool } from './lib/named-document.js';
 
 export const IMAGE_INPUT: McpFileDescriptor = {
   accept: ['image/png', 'image/jpeg'],
   maxSize: 5 * 1024 * 1024,
 };
+
+/** The `inputRequests` key of review_document's question. */
+const DOCUMENT_QUESTION = 'document';
+/** The `inputRequests` key of ask_note's question. */
+const NOTE_QUESTION = 'note';
 
 export const DOCUMENT_INPUT: McpFileDescriptor = {
   accept: ['text/csv', 'text/plain'],
@@ -66,7 +81,12 @@ function readFileInput(field: string, value: string, input: McpFileDescriptor) {
 }
 
 export function createXfileServer(): McpServer {
-  const server = new McpServer({ name: 'ferry-example-xfile', version: '0.1.0' });
+  // Elicitation answers are checked against requestedSchema: with x-mcp-file known, data URIs
+  // skip the `uri` regex (server-kit schema-validator.ts).
+  const server = new McpServer(
+    { name: 'ferry-example-xfile', version: '0.1.0' },
+    { jsonSchemaValidator: mcpFileSchemaValidator() },
+  );
   server.registerTool(
     'describe_image',
     {
@@ -142,25 +162,34 @@ export function createXfileServer(): McpServer {
       }),
     },
     withErrorEnvelope(async ({ purpose }, ctx) => {
-      const answer = await ctx.mcpReq.elicitInput({
-        mode: 'form',
-        message: `Which document should I use for the ${purpose}?`,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            document: {
-              type: 'string',
-              format: 'uri',
-              title: 'Document',
-              description: 'A CSV or plain-text file',
-              [MCP_FILE_KEYWORD]: DOCUMENT_INPUT,
-            },
-            note: { type: 'string', title: 'Note' },
-            urgent: { type: 'boolean', title: 'Urgent' },
+      // Multi round-trip (2026-07-28): the question goes back as an `input_required` result and
+      // the client retries the call with the answer; the SDK's legacy shim asks a 2025-11-25
+      // client with a real elicitation/create instead, so one handler serves both revisions.
+      const answer = inputResponse(ctx.mcpReq.inputResponses, DOCUMENT_QUESTION);
+      if (answer.kind !== 'elicit') {
+        return inputRequired({
+          inputRequests: {
+            [DOCUMENT_QUESTION]: inputRequired.elicit({
+              message: `Which document should I use for the ${purpose}?`,
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  document: {
+                    type: 'string',
+                    format: 'uri',
+                    title: 'Document',
+                    description: 'A CSV or plain-text file',
+                    [MCP_FILE_KEYWORD]: DOCUMENT_INPUT,
+                  },
+                  note: { type: 'string', title: 'Note' },
+                  urgent: { type: 'boolean', title: 'Urgent' },
+                },
+                required: ['document'],
+              } as never,
+            }),
           },
-          required: ['document'],
-        } as never,
-      });
+        }) as never;
+      }
       if (answer.action !== 'accept') return v21Result({ results: { action: answer.action } });
       const content = answer.content ?? {};
       const parsed = parseDataUri(String(content.document ?? ''));
@@ -184,6 +213,34 @@ export function createXfileServer(): McpServer {
       });
     }),
   );
+  server.registerTool(
+    'ask_note',
+    {
+      title: 'Ask for a note',
+      description:
+        'Asks the user (MCP elicitation, multi round-trip) for an optional note and reports the answer as it arrived: accepted (possibly empty), declined or cancelled.',
+      inputSchema: z.object({}),
+    },
+    withErrorEnvelope(async (_args, ctx) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, NOTE_QUESTION);
+      if (answer.kind !== 'elicit') {
+        return inputRequired({
+          inputRequests: {
+            [NOTE_QUESTION]: inputRequired.elicit({
+              message: 'Anything to add? Every field is optional.',
+              requestedSchema: {
+                type: 'object',
+                properties: { note: { type: 'string', title: 'Note' } },
+              },
+            }),
+          },
+        }) as never;
+      }
+      return v21Result({ results: { action: answer.action, content: answer.content ?? null } });
+    }),
+  );
+  // SEP-2356's paired filename argument (document + document_name): lib/named-document.ts.
+  registerNamedDocumentTool(server);
   return server;
 }
 

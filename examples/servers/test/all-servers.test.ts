@@ -13,6 +13,7 @@ import {
   TEST_ONLY_SERVERS,
   type TempDir,
   tempDir,
+  UNSANDBOXED_DEMOS,
 } from '@ferry/test-helpers/example-servers';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -26,8 +27,10 @@ const TOOLS: Record<ServerName, string[]> = {
   slow: ['crash', 'flaky', 'hang', 'slow_task'],
   escape: ['artifact_path', 'symlink_artifact', 'write_outside'],
   media: ['make_audio', 'make_image', 'make_link', 'make_resource'],
-  xfile: ['describe_image', 'fingerprint_document', 'review_document'],
+  xfile: ['ask_note', 'describe_image', 'fingerprint_document', 'review_document', 'store_named_document'],
   secrets: ['scan_secrets'],
+  tasks: ['render_report', 'task_record', 'task_scenario'],
+  signin: ['link_account'],
 };
 
 it("the slow server users get offers its progress demo only; hang and crash are the tests'", async () => {
@@ -81,6 +84,7 @@ describe('every example server', () => {
       args: ['--import', 'tsx', '--conditions=ferry-source', `examples/servers/src/${name}.ts`, ...extra],
       fileMode: 'path',
       ...(FILE_PROVIDER_SERVERS.includes(name) ? { fileProvider: true } : {}),
+      ...(UNSANDBOXED_DEMOS.includes(name) ? { sandbox: 'off' } : {}),
     });
     for (const name of SERVER_NAMES) {
       if (TEST_ONLY_SERVERS.includes(name)) expect(config.servers[name], name).toBeUndefined();

@@ -1,5 +1,6 @@
 // The tools offered to the model: every enabled server's tools, named per tool-names.ts, with the
-// parameters the host fills removed (username, file_data_base64 beside filename) by the host's own
+// parameters the host fills removed (username, file_data_base64 beside filename, the filename
+// argument paired with an x-mcp-file input) by the host's own
 // resolveConventions, so the model can neither see nor fill them. File name parameters say what
 // they take: names from the user's files, never paths or bytes. An x-mcp-file input (SEP-2356)
 // becomes such a name slot, optional for the model: the SEP lets a host "replace it with a
@@ -96,6 +97,8 @@ export function modelSchema(inputSchema: unknown): {
   const hidden = new Set<string>();
   if (conventions.username) hidden.add('username');
   if (conventions.fileDataBase64) hidden.add('file_data_base64');
+  // SEP-2356: the host fills a paired filename argument from the user's pick; the model never does.
+  for (const pair of conventions.fileNameArguments) hidden.add(pair.argument);
   // The URI slot goes (and leaves `required`): the model gets a file-name slot in its place.
   const base = isObject(inputSchema) ? (stripFileInputs(inputSchema) as Record<string, unknown>) : {};
   const properties: Record<string, unknown> = isObject(base.properties) ? { ...base.properties } : {};

@@ -73,6 +73,21 @@ describe('the schema shown to the model', () => {
     expect(Object.keys(parameters.properties as object)).toEqual(['file_data_base64']);
   });
 
+  it('hides the filename argument paired with an x-mcp-file input (the host fills it from the pick)', () => {
+    const { parameters, hidden } = modelSchema({
+      type: 'object',
+      properties: {
+        document: { type: 'string', format: 'uri', 'x-mcp-file': { accept: ['text/csv'] } },
+        document_name: { type: 'string', description: 'Original file name of the document' },
+        note: { type: 'string' },
+      },
+      required: ['document', 'document_name', 'note'],
+    });
+    expect(Object.keys(parameters.properties as object).sort()).toEqual(['document', 'note']);
+    expect(parameters.required).toEqual(['note']);
+    expect([...hidden]).toEqual(['document_name']);
+  });
+
   it('turns a missing or odd schema into an empty object schema', () => {
     expect(modelSchema(undefined).parameters).toEqual({ type: 'object', properties: {} });
     expect(modelSchema([1, 2]).parameters).toEqual({ type: 'object', properties: {} });

@@ -38,6 +38,7 @@ export {
 } from './normalize/schemas.js';
 export type { FileOutput, ToolOutcome } from './normalize/tool-outcome.js';
 export { isValidUsername } from './normalize/username.js';
+export { inspectElicitationLink } from './protocol/elicitation-link.js';
 export { fieldLabel } from './protocol/field-label.js';
 export { FILE_CONTEXT_FOOTER, type FileContextEntry, formatFileContext } from './protocol/file-context.js';
 export {
@@ -59,6 +60,8 @@ export {
   stripFileInputs,
 } from './protocol/mcp-file.js';
 export { MCP_FILE_KEYWORD, matchesAccept } from './protocol/mcp-file-accept.js';
+export { addMcpFileVocabulary, isDataUriShape } from './protocol/mcp-file-ajv.js';
+export { type FileNameArgument, findFileNameArguments } from './protocol/mcp-file-name.js';
 export { TIMEOUT_MESSAGE, TIMEOUT_NOTICES, TIMEOUT_SECONDS } from './protocol/timeout-notices.js';
 export {
   FILE_PROVIDER_PLACEHOLDERS,
@@ -185,6 +188,15 @@ export {
   UploadedFilesSchema,
   UploadQuerySchema,
 } from './wire/files-api.js';
+export {
+  OAuthCallbackQuerySchema,
+  type OAuthConnectionDto,
+  type OAuthConnectionList,
+  OAuthConnectionListSchema,
+  OAuthServerParamsSchema,
+  OAuthStartQuerySchema,
+  OAuthStartSchema,
+} from './wire/oauth-api.js';
 export {
   INJECTED_MARK,
   type InjectedParam,

@@ -181,6 +181,7 @@ export function createHost(options: HostOptions): Host {
             fileMode: config.fileMode,
             timeouts: { ...timeouts, noticeSeconds: [...timeouts.noticeSeconds] },
             canvasOrigins: canvasOriginsOf(config),
+            xMcpFileNameParam: config.xMcpFileNameParam,
           };
         },
         downloadUrl: options.downloadUrl,

@@ -13,6 +13,21 @@ export type { ConnectionExtras, ConnectionExtrasSource } from './connections/con
 export { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';
 export { type ServerLauncher, unsandboxedLauncher } from './connections/launcher.js';
 export {
+  createMemoryOAuthRecordStore,
+  type OAuthRecord,
+  type OAuthRecordStore,
+} from './connections/oauth/oauth-record.js';
+export {
+  createRemoteAuth,
+  type FinishResult,
+  type RemoteAuth,
+  type RemoteAuthOptions,
+} from './connections/oauth/remote-auth.js';
+export {
+  StoredOAuthProvider,
+  type StoredOAuthProviderOptions,
+} from './connections/oauth/stored-oauth-provider.js';
+export {
   type CallbackAttribution,
   callEventOf,
   createCallbackAttribution,

@@ -45,6 +45,7 @@ export {
   runServer,
   type ServerArgs,
 } from './run-server.js';
+export { type McpFileSchemaValidatorOptions, mcpFileSchemaValidator } from './schema-validator.js';
 export {
   DEFAULT_MAX_REQUEST_BODY_BYTES,
   type HttpServerHandle,

@@ -13,6 +13,7 @@ import {
   parseFileProviderSettings,
 } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { FILE_PROVIDER_TOOL_NAMES } from '@ferry/test-helpers/file-provider-client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -116,15 +117,7 @@ describe('connectFileProvider over HTTP (the variables Ferry sets)', () => {
 
   it('offers the client of the official SDK, connected to the provider', async () => {
     const { tools } = await files.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'calculate_file_hash',
-      'file_exists',
-      'find_files',
-      'get_file_stats',
-      'list_directory',
-      'read_file',
-      'read_file_binary',
-    ]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(FILE_PROVIDER_TOOL_NAMES);
     expect(files.client.getServerVersion()).toMatchObject({ name: 'ferry-file-provider', version: '1.0.0' });
   });
 

@@ -42,6 +42,15 @@ export {
   type DataDirLockHolder,
   lockDataDir,
 } from './data-dir-lock.js';
+export { OAUTH_KEY_FILE, oauthKeysFor } from './oauth/credential-keys.js';
+export {
+  type OAuthCredentialEntry,
+  type OAuthCredentialStore,
+  type OAuthCredentialStoreOptions,
+  type OAuthSecrets,
+  oauthCredentialStoreOf,
+} from './oauth/oauth-credential-store.js';
+export { createSecretBox, type SecretBox, type SecretBoxKey } from './oauth/secret-box.js';
 export { type OpenedStorage, openStorage, type StorageModes } from './open-storage.js';
 export {
   createFileStore,

@@ -10,6 +10,8 @@ import type { Catalog } from './catalog/types.js';
 import type { StorageConfig } from './config/schema.js';
 import { conversationStoreOf } from './conversations/catalog-conversation-store.js';
 import type { ConversationStore } from './conversations/types.js';
+import { oauthKeysFor } from './oauth/credential-keys.js';
+import { type OAuthCredentialStore, oauthCredentialStoreOf } from './oauth/oauth-credential-store.js';
 import { createFileStore, type FileStore, type FileStoreOptions } from './store/file-store.js';
 import { createTokenSigner, type TokenSigner } from './tokens/token-signer.js';
 
@@ -24,6 +26,8 @@ export interface OpenedStorage {
   files: FileStore;
   /** Chats with the model, in the same database as the catalog. */
   conversations: ConversationStore;
+  /** OAuth credentials of remote MCP servers, per user and server, encrypted (same database). */
+  oauth: OAuthCredentialStore;
   modes: StorageModes;
   close(): Promise<void>;
 }
@@ -43,9 +47,14 @@ export async function openStorage(
   const tokens = createTokens(config);
   const files = createFileStore({ blobs, catalog, config, tokens: tokens.signer, ...overrides });
   const conversations = conversationStoreOf(catalog, overrides.now ? { now: overrides.now } : {});
+  const oauth = oauthCredentialStoreOf(catalog, {
+    ...oauthKeysFor(config),
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
   return {
     files,
     conversations,
+    oauth,
     modes: { blob: config.blob.driver, catalog: config.catalog.driver, tokens: tokens.mode },
     close: async () => {
       await files.close();

@@ -2,7 +2,7 @@
 // StdioClientTransport; Streamable HTTP with `--http 0`, the port read from stderr), and connects
 // a real SDK Client. Each test gets its own workspace root (FERRY_WORKSPACE_ROOT).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -19,18 +19,42 @@ export const SERVER_NAMES = [
   'media',
   'xfile',
   'secrets',
+  'tasks',
+  'signin',
 ] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 
 /** The servers whose config turns on the file provider (they read the user's files only through it). */
 export const FILE_PROVIDER_SERVERS: readonly ServerName[] = ['secrets'];
+/**
+ * Demos that serve a page to the user's browser from their own process (`signin`'s sign-in page):
+ * a sandboxed server's loopback is its own, so ferry.config.json runs them with sandbox off.
+ */
+export const UNSANDBOXED_DEMOS: readonly ServerName[] = ['signin'];
 /** The servers only tests run (test/ferry.test-config.json); the others are in ferry.config.json. */
 export const TEST_ONLY_SERVERS: readonly ServerName[] = ['legacy', 'escape'];
 /** Extra arguments the test config gives a server: the slow server's misbehaving tools. */
-export const TEST_ARGS: Partial<Record<ServerName, string[]>> = { slow: ['--test-tools'] };
+export const TEST_ARGS: Partial<Record<ServerName, string[]>> = {
+  slow: ['--test-tools'],
+  tasks: ['--test-tools'],
+};
 
 /** Example scripts only tests start, by path (in neither config): oversized and exact-size outputs. */
 export type TestScript = 'flood' | 'sized';
+
+/**
+ * The server entries of the repository's ferry.config.json with test/ferry.test-config.json's over
+ * them (the test config wins for a server in both), as written: commands still relative to the root.
+ */
+export async function configuredServers(): Promise<Record<string, Record<string, unknown>>> {
+  const read = async (path: string) =>
+    (
+      JSON.parse(await readFile(join(REPO_ROOT, path), 'utf8')) as {
+        servers: Record<string, Record<string, unknown>>;
+      }
+    ).servers;
+  return { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
+}
 
 /** A stdio server config running examples/servers/src/<script>.ts as the configs run them. */
 export function scriptServer(script: ServerName | TestScript) {

@@ -14,6 +14,7 @@ import {
   type MeDto,
   type UploadedFiles,
 } from '@ferry/contract';
+import { connectHint } from './connect-hint.js';
 import { type ApiErrorInfo, CliError, EXIT } from './exit-codes.js';
 
 export interface ApiClientOptions {
@@ -94,6 +95,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         message = `${envelope.results.error} (${envelope.meta_data?.error_code ?? message})`;
       if (envelope.meta_data?.error_code) info.code = envelope.meta_data.error_code;
       if (envelope.meta_data?.details) info.details = envelope.meta_data.details;
+      const connect = connectHint(info.details, base);
+      if (connect) message = `${message}\n${connect}`;
     } catch {
       if (text) message = `${message}: ${text.slice(0, 200)}`;
     }

@@ -251,13 +251,18 @@ export interface PlannedFile {
  */
 function planFiles(tool: ToolInfo, specs: string[], args: Record<string, unknown>): PlannedFile[] {
   const kinds = new Map(tool.injected.map((p) => [p.name, p.kind]));
+  const hostFilled = new Set(tool.injected.filter((p) => p.input === 'host').map((p) => p.name));
   const filled = new Set(Object.keys(args).filter((key) => args[key] !== undefined));
   return specs.map((spec) => {
     const { key, path } = splitFileSpec(spec);
+    if (key !== undefined && hostFilled.has(key)) {
+      throw new CliError(`${key} is filled in by Ferry; give the file to another argument`, EXIT.usage);
+    }
     const target =
       key ??
+      // The kind, not just the name: a `filename` paired with an x-mcp-file input is host-filled.
       ['filename', 'filenames', 'file_names'].find(
-        (name) => kinds.has(name) && (name !== 'filename' || !filled.has('filename')),
+        (name) => kinds.get(name) === name && (name !== 'filename' || !filled.has('filename')),
       ) ??
       tool.fileInputs.find((input) => input.multiple || !filled.has(input.name))?.name;
     if (target === undefined) {

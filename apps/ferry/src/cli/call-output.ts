@@ -3,6 +3,7 @@
 // contract v2.1 (`--form v2.1`), streamed from the API to stdout as it arrives.
 import { CALL_FORMS, type CallForm, formatBytes, type ToolCallResponse } from '@ferry/contract';
 import { Option } from 'commander';
+import { connectHint } from './connect-hint.js';
 import type { CommandContext } from './context.js';
 
 export const formOption = () =>
@@ -22,6 +23,8 @@ export function printResult(ctx: CommandContext, response: ToolCallResponse): vo
   if (error) {
     ctx.print(`error: ${error.message} (${error.code})`);
     if (error.suggestion) ctx.print(`suggestion: ${error.suggestion}`);
+    const connect = connectHint(response.forUi.error?.meta_data.details, ctx.options.url);
+    if (connect) ctx.print(connect);
     ctx.print(
       error.retryable
         ? 'retryable: yes, the same call may safely be run again'

@@ -36,10 +36,10 @@ export interface FormField {
   multiple?: boolean;
 }
 
-/** What the CLI asks from an `elicitation` call event. */
+/** What the CLI asks from an `elicitation` call event (a form, or a link to open: `mode: 'url'`). */
 export type ElicitationQuestion = Pick<
   Extract<CallEvent, { type: 'elicitation' }>,
-  'elicitationId' | 'message' | 'requestedSchema' | 'fileFields'
+  'elicitationId' | 'message' | 'requestedSchema' | 'fileFields' | 'mode' | 'url' | 'server'
 >;
 
 export type ContentValue = NonNullable<ElicitationAnswer['content']>[string];

@@ -1,6 +1,6 @@
-// The questions of one `ferry call`: each `elicitation` event is asked in turn (elicitation-form.ts)
-// and answered with POST /api/calls/{id}/elicitations/{elicitationId}, or declined at once with
-// --no-input. A question answered elsewhere (the web app, the 10-minute timeout, the call ending)
+// The questions of one `ferry call`: each `elicitation` event is asked in turn (elicitation-form.ts;
+// a link to open, elicitation-link.ts) and answered with POST
+// /api/calls/{id}/elicitations/{elicitationId}, or declined at once with --no-input. A question answered elsewhere (the web app, the 10-minute timeout, the call ending)
 // stops being asked. An answer Ferry refuses (wrong file type, too large, not a field) is shown and
 // the field it names asked again: the question stays open on the server until it fits.
 import { stat } from 'node:fs/promises';
@@ -21,6 +21,7 @@ import {
   formFields,
   HOW_TO_ANSWER,
 } from './elicitation-form.js';
+import { askLink, linkHeadline } from './elicitation-link.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { resolveFile } from './files-command.js';
 import type { LineSource } from './line-source.js';
@@ -74,14 +75,18 @@ export function createQuestions(options: QuestionsOptions): Questions {
     lines: LineSource,
     signal: AbortSignal,
   ): Promise<void> => {
-    const fields = formFields(question);
-    lines.say(`\n? ${question.message}`);
-    lines.say(`  ${HOW_TO_ANSWER}`);
+    const link = question.mode === 'url';
+    const fields = link ? [] : formFields(question);
+    if (!link) {
+      lines.say(`\n? ${question.message}`);
+      lines.say(`  ${HOW_TO_ANSWER}`);
+    }
     let only: string[] | undefined;
     let previous: Extract<FormOutcome, { action: 'accept' }> | undefined;
     for (;;) {
       let outcome: FormOutcome;
-      if (fields.length === 0) {
+      if (link) outcome = await askLink(question, lines, signal);
+      else if (fields.length === 0) {
         // Nothing to fill in: the question is a confirmation.
         const line = await lines.ask('  Accept? (Enter accepts): ', signal);
         const command = line?.trim().toLowerCase();
@@ -109,7 +114,9 @@ export function createQuestions(options: QuestionsOptions): Questions {
         await post(question.elicitationId, bodyOf(outcome));
         lines.say(
           outcome.action === 'accept'
-            ? '  answer sent'
+            ? link
+              ? '  told the server you opened the link'
+              : '  answer sent'
             : `  ${outcome.action === 'cancel' ? 'cancelled' : 'declined'}`,
         );
         return;
@@ -141,7 +148,10 @@ export function createQuestions(options: QuestionsOptions): Questions {
       await post(question.elicitationId, { action: 'decline' }).catch((error: unknown) => {
         if (!(error instanceof CliError && error.api?.status === 404)) throw error;
       });
-      options.note(`question declined (--no-input): ${question.message}`);
+      // A link is printed in full even unasked: the user may want to open it after all.
+      options.note(
+        `question declined (--no-input): ${question.mode === 'url' ? linkHeadline(question) : question.message}`,
+      );
       return;
     }
     const controller = new AbortController();

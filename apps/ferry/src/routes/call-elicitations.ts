@@ -1,6 +1,7 @@
 // Answers to a server's questions during a call (MCP elicitation, announced by the call's
 // `elicitation` event). File fields (SEP-2356 x-mcp-file) are answered with My Files ids; the host
-// checks them against the field's accept/maxSize and sends the bytes as a data URI.
+// checks them against the field's accept/maxSize and sends the bytes as a data URI. A link to open
+// (URL mode) is answered with the action alone: Ferry never opens or fetches the link.
 import { ElicitationAnsweredSchema, ElicitationAnswerSchema, IdSchema } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -19,7 +20,7 @@ export const callElicitationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Answer a question the server asked during a call',
         description:
-          '404 when the call or the question is unknown, or the question was already answered, cancelled or timed out; 4xx with the error envelope when the answer does not fit the form (the question stays open).',
+          '404 when the call or the question is unknown, or the question was already answered, cancelled or timed out; 4xx with the error envelope when the answer does not fit the form, or carries values for a link question (the question stays open). For a link question (`mode: url`), `accept` says the user opened the link.',
         tags: ['calls'],
         params: ParamsSchema,
         body: ElicitationAnswerSchema,

@@ -17,6 +17,7 @@ import { toCallSummary } from '../calls/call-schemas.js';
 import { v21FormStream } from '../calls/v21-form.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { pageOf } from './page-of.js';
 
 export const callRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls, files, host, sessions } = app.ferry;
@@ -72,14 +73,8 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { owner } = identityOf(request);
-      const { limit, offset } = request.query;
       const all = calls.list(owner).sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime());
-      return {
-        items: all.slice(offset, offset + limit).map(toCallSummary),
-        total: all.length,
-        limit,
-        offset,
-      };
+      return pageOf(all, request.query, toCallSummary);
     },
   );
 

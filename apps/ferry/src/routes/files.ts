@@ -14,6 +14,7 @@ import { identityOf } from '../auth/request-context.js';
 import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
 import { toFileDto } from '../files/file-dto.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { pageOf } from './page-of.js';
 
 export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files, sessions } = app.ferry;
@@ -85,15 +86,8 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { owner } = identityOf(request);
-      const { limit, offset } = request.query;
       const file = await files.stat(owner, { id: request.params.id });
-      const versions = await files.versions(owner, file.name);
-      return {
-        items: versions.slice(offset, offset + limit).map(toFileDto),
-        total: versions.length,
-        limit,
-        offset,
-      };
+      return pageOf(await files.versions(owner, file.name), request.query, toFileDto);
     },
   );
 

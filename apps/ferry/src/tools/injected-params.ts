@@ -2,7 +2,8 @@
 // them from forms and from the model. The rules are the host's own (resolveConventions), so the
 // API can never disagree with what the pipeline does: `username` and `file_data_base64` (beside
 // `filename`) are filled by the host; `filename`/`filenames`/`file_names` take names from My Files;
-// `x-mcp-file` properties take files the user picks (fileInputs), never text.
+// `x-mcp-file` properties take files the user picks (fileInputs), never text, and the filename
+// argument paired with one (SEP-2356) is filled by the host from that pick.
 import { INJECTED_MARK, type InjectedParam, type ToolFileInput } from '@ferry/contract';
 import { resolveConventions } from '@ferry/host';
 
@@ -44,6 +45,9 @@ export function describeInjected(inputSchema: unknown): {
       input: 'file-picker',
       hiddenFromModel: true,
     });
+  }
+  for (const pair of conventions.fileNameArguments) {
+    injected.push({ name: pair.argument, kind: 'x-mcp-file-name', input: 'host', hiddenFromModel: true });
   }
 
   const marked: Record<string, unknown> = { ...properties };

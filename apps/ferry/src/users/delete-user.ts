@@ -1,8 +1,10 @@
 // User deletion: everything Ferry keeps of a user goes, in an order that leaves nothing behind a
 // step that might still write: running calls and chat turns are stopped first (they store files
-// and messages), then the workspace and the user's local servers, then My Files (blobs and rows,
-// the user row last) and the conversations. In proxy mode the proxy is the authority on who
-// exists: a deleted user who signs in again starts over as a new, empty user.
+// and messages), then the workspace and the user's server connections (a connection refreshing a
+// token writes it back), then their OAuth credentials (revoked at the authorization server where it
+// offers that), My Files (blobs and rows, the user row last) and the conversations. In proxy mode
+// the proxy is the authority on who exists: a deleted user who signs in again starts over as a
+// new, empty user.
 import type { Identity } from '../auth/authenticate.js';
 import type { FerryServices } from '../services.js';
 
@@ -27,6 +29,8 @@ export async function deleteUser(services: FerryServices, user: Identity): Promi
   await Promise.all(running.map((record) => record.settled));
   sessions.forget(user);
   const workspaceRemoved = await workspaces.remove(user.username);
+  // OAuth rows are keyed by username, as the routes and the pool's providers use them.
+  await services.remoteAuth?.forgetUser(user.username);
   const deletedFiles = await files.deleteUser(user.owner);
   const deletedConversations = (await conversations?.deleteOwner(user.owner)) ?? 0;
   authenticator.forget(user.username);

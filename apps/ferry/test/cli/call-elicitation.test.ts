@@ -91,7 +91,7 @@ describe('ferry call: the tool asks', () => {
       expect(result.stderr).toContain('answer sent');
       expect(reviewOf(result.stdout)).toEqual({
         action: 'accept',
-        name: 'sales.csv',
+        name: null, // no `name=` in the data URI (SEP-2356 final); sha256 tells the file
         media_type: 'text/csv',
         byte_size: CSV.length,
         sha256: sha256(CSV),
@@ -118,7 +118,7 @@ describe('ferry call: the tool asks', () => {
       expect(result.stderr).toContain('! answer y or n');
       expect(reviewOf(result.stdout)).toMatchObject({
         action: 'accept',
-        name: 'notes.txt',
+        name: null,
         sha256: sha256(NOTES),
         note: null,
         urgent: false,
@@ -194,7 +194,8 @@ describe('ferry call: the tool asks', () => {
       expect(result.stderr).toContain('(question closed: accept)');
       expect(reviewOf(result.stdout)).toMatchObject({
         action: 'accept',
-        name: 'elsewhere.csv',
+        name: null,
+        sha256: sha256(CSV),
         note: 'from the web',
       });
     },
@@ -275,7 +276,8 @@ describe('an answer Ferry refuses', () => {
       );
       expect(detail.response.forModel.results).toMatchObject({
         action: 'accept',
-        name: 'accepted.csv',
+        name: null,
+        sha256: sha256(CSV),
         note: 'kept note',
         urgent: true,
       });

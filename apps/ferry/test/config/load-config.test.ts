@@ -229,6 +229,15 @@ describe('where a problem is written', () => {
     ]);
   });
 
+  it('xMcpFileNameParam is a per-server setting; a typo of it gets "did you mean"', async () => {
+    const text = JSON.stringify({
+      servers: { old: { transport: 'http', url: 'http://127.0.0.1:9/mcp', xMcpFileNameParm: true } },
+    });
+    expect(await problemOf(text)).toContain(
+      'servers.old.xMcpFileNameParm: not a setting of http servers (did you mean "xMcpFileNameParam"?)',
+    );
+  });
+
   it('a bad value is named at its key; one set by a variable names the variable', async () => {
     const message = await problemOf('{\n  "server": {\n    "port": "eighty"\n  }\n}');
     expect(message).toMatch(/^ {2}ferry\.config\.json:3:5: server\.port: /m);

@@ -109,7 +109,7 @@ describe('POST /api/calls/:id/elicitations/:elicitationId', () => {
     expect(done.status).toBe('finished');
     expect(done.response.forModel.results).toMatchObject({
       action: 'accept',
-      name: 'sales.csv',
+      name: null, // no `name=` in the data URI (SEP-2356 final)
       byte_size: CSV.length,
       sha256: createHash('sha256').update(CSV).digest('hex'),
       note: 'ok',

@@ -14,7 +14,8 @@ import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream } from '../../src/cli/sse-reader.js';
 import {
-  asUser,
+  ALICE,
+  BOB,
   exampleServers,
   http,
   PROXY_AUTH,
@@ -23,8 +24,6 @@ import {
   type TestApp,
 } from '../support/start-app.js';
 
-const ALICE = asUser('alice');
-const BOB = asUser('bob');
 const LIMIT = 16;
 
 let t: TestApp;

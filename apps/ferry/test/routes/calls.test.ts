@@ -5,7 +5,8 @@ import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
 import {
-  asUser,
+  ALICE,
+  BOB,
   type FileJson,
   http,
   PROXY_AUTH,
@@ -15,8 +16,6 @@ import {
   uploadOk,
 } from '../support/start-app.js';
 
-const ALICE = asUser('alice');
-const BOB = asUser('bob');
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 
 let t: TestApp;

@@ -11,15 +11,21 @@ import {
 } from '@ferry/test-helpers/scripted-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ALICE,
-  BOB,
   type ChatApp,
   type ChatEvent,
   JSON_TYPE,
   sendChatMessage,
   startChatApp,
 } from '../support/chat-app.js';
-import { exampleServers, type FileJson, type HttpResult, http, uploadOk } from '../support/start-app.js';
+import {
+  ALICE,
+  BOB,
+  exampleServers,
+  type FileJson,
+  type HttpResult,
+  http,
+  uploadOk,
+} from '../support/start-app.js';
 
 const TOOL = 'xfile__fingerprint_document';
 const NOTES = 'id,note\n1,ship the release\n2,write the docs\n';

@@ -11,15 +11,13 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server.js';
 import {
-  ALICE,
-  BOB,
   type ChatApp,
   createConversation,
   JSON_TYPE,
   sendChatMessage,
   startChatApp,
 } from '../support/chat-app.js';
-import { exampleServers, http, uploadOk } from '../support/start-app.js';
+import { ALICE, BOB, exampleServers, http, uploadOk } from '../support/start-app.js';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\nEast,45\n';
 

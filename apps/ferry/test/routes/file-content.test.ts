@@ -3,7 +3,8 @@
 // other user) and how a missing user or token is answered, in proxy mode with two users.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  asUser,
+  ALICE,
+  BOB,
   type FileJson,
   http,
   PROXY_AUTH,
@@ -12,8 +13,6 @@ import {
   uploadOk,
 } from '../support/start-app.js';
 
-const ALICE = asUser('alice');
-const BOB = asUser('bob');
 // The smallest valid PNG: signature + IHDR (1x1) + IDAT + IEND.
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +

@@ -3,11 +3,10 @@
 // readable, and advice for an upload rather than for a tool. Re-uploading the bytes that already
 // are the latest version adds nothing.
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEASURE_PAST_LIMIT_BYTES } from '../../src/routes/file-upload.js';
 import {
+  blobFileCount,
   type FileJson,
   type HttpResult,
   http,
@@ -15,6 +14,7 @@ import {
   rawRequest,
   startTestApp,
   statusOf,
+  storedVersions,
   type TestApp,
   upload,
 } from '../support/start-app.js';
@@ -39,18 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([limited?.close(), quota?.close()]);
 });
-
-async function stored(t: TestApp): Promise<string[]> {
-  const result = await http(t.url, '/api/files?allVersions=true&limit=1000');
-  return result.json<{ items: FileJson[] }>().items.map((f) => `${f.name}@${f.version}`);
-}
-
-async function blobCount(t: TestApp): Promise<number> {
-  const entries = await readdir(join(t.dir, 'data', 'blobs'), { recursive: true, withFileTypes: true }).catch(
-    () => [],
-  );
-  return entries.filter((entry) => entry.isFile()).length;
-}
 
 function multipart(t: TestApp, filename: string, content: Buffer): Promise<HttpResult> {
   const { body, contentType } = multipartBody([{ filename, content }]);
@@ -100,8 +88,8 @@ const TOO_LARGE_ADVICE =
 
 describe('a file over max_file_size_mb', () => {
   it('multipart: the real size of the part, counted past the limit without being stored', async () => {
-    const namesBefore = await stored(limited);
-    const blobsBefore = await blobCount(limited);
+    const namesBefore = await storedVersions(limited.url);
+    const blobsBefore = await blobFileCount(limited);
     const result = await multipart(limited, 'big.bin', Buffer.alloc(SIZE, 1));
     expect(result.status).toBe(413);
     const body = result.json<Envelope>();
@@ -115,8 +103,8 @@ describe('a file over max_file_size_mb', () => {
       current_limit_bytes: MIB,
       suggestion: TOO_LARGE_ADVICE,
     });
-    expect(await stored(limited)).toEqual(namesBefore);
-    expect(await blobCount(limited)).toBe(blobsBefore);
+    expect(await storedVersions(limited.url)).toEqual(namesBefore);
+    expect(await blobFileCount(limited)).toBe(blobsBefore);
   });
 
   it('raw body with Content-Length: refused before reading, with the declared size', async () => {
@@ -130,7 +118,7 @@ describe('a file over max_file_size_mb', () => {
   });
 
   it('raw body in chunks (no Content-Length): the rest is read and counted', async () => {
-    const blobsBefore = await blobCount(limited);
+    const blobsBefore = await blobFileCount(limited);
     const raw = await chunked(limited, 'chunked.bin', SIZE);
     expect(statusOf(raw)).toBe(413);
     const body = envelopeOf(raw);
@@ -138,7 +126,7 @@ describe('a file over max_file_size_mb', () => {
       '"chunked.bin" is 2.2 MiB (2,306,867 bytes); the limit is 1 MiB (1,048,576 bytes) per file',
     );
     expect(body.meta_data.details).toMatchObject({ file_size_bytes: SIZE, current_limit_bytes: MIB });
-    expect(await blobCount(limited)).toBe(blobsBefore);
+    expect(await blobFileCount(limited)).toBe(blobsBefore);
   });
 
   it('past the counting bound it says "more than" and gives no size it does not know', async () => {
@@ -188,7 +176,7 @@ describe('a file over the storage quota', () => {
         suggestion: advice,
       });
     }
-    expect(await stored(quota)).toEqual(['first.bin@1']);
+    expect(await storedVersions(quota.url)).toEqual(['first.bin@1']);
   });
 });
 
@@ -202,7 +190,7 @@ describe('re-uploading identical content', () => {
     const v1 = first.json<{ files: (FileJson & { unchanged?: boolean })[] }>().files[0];
     expect(v1).toMatchObject({ name: 'same.csv', version: 1, sha256: sha256(bytes) });
     expect(v1?.unchanged).toBeUndefined();
-    const blobsBefore = await blobCount(limited);
+    const blobsBefore = await blobFileCount(limited);
 
     const raw = await upload(limited.url, 'same.csv', bytes);
     const { body, contentType } = multipartBody([{ filename: 'same.csv', content: bytes }]);
@@ -215,13 +203,15 @@ describe('re-uploading identical content', () => {
       expect(again.status).toBe(201);
       expect(again.json<{ files: FileJson[] }>().files).toEqual([{ ...v1, unchanged: true }]);
     }
-    expect(await blobCount(limited)).toBe(blobsBefore);
-    expect((await stored(limited)).filter((n) => n.startsWith('same.csv@'))).toEqual(['same.csv@1']);
+    expect(await blobFileCount(limited)).toBe(blobsBefore);
+    expect((await storedVersions(limited.url)).filter((n) => n.startsWith('same.csv@'))).toEqual([
+      'same.csv@1',
+    ]);
 
     const changed = await upload(limited.url, 'same.csv', Buffer.from('name,value\nalpha,2\n'));
     const v2 = changed.json<{ files: (FileJson & { unchanged?: boolean })[] }>().files[0];
     expect(v2).toMatchObject({ name: 'same.csv', version: 2 });
     expect(v2?.unchanged).toBeUndefined();
-    expect(await blobCount(limited)).toBe(blobsBefore + 1);
+    expect(await blobFileCount(limited)).toBe(blobsBefore + 1);
   });
 });

@@ -1,9 +1,6 @@
-// The per-user quota over real HTTP: parallel uploads (raw body and multipart) must not store more
-// than the quota together, and the refused ones leave no blob behind.
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  blobFileCount,
   type FileJson,
   type HttpResult,
   http,
@@ -20,13 +17,6 @@ beforeAll(async () => {
   t = await startTestApp({ storage: { max_file_size_mb: 8, user_quota_mb: 20 }, servers: {} });
 });
 afterAll(async () => t?.close());
-
-/** Every blob on disk, partial uploads included. */
-async function blobFiles(): Promise<number> {
-  const root = join(t.dir, 'data', 'blobs');
-  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isFile()).length;
-}
 
 it('20 parallel 4 MiB uploads (raw and multipart) under a 20 MiB quota store at most 20 MiB', async () => {
   const sends: Promise<HttpResult>[] = Array.from({ length: 20 }, (_, i) => {
@@ -52,5 +42,5 @@ it('20 parallel 4 MiB uploads (raw and multipart) under a 20 MiB quota store at 
   const listed = (await http(t.url, '/api/files?allVersions=true&limit=1000')).json<{ items: FileJson[] }>()
     .items;
   expect(listed.reduce((sum, f) => sum + f.size, 0)).toBe(me.usage.bytes);
-  expect(await blobFiles()).toBe(stored.length);
+  expect(await blobFileCount(t)).toBe(stored.length);
 });

@@ -2,17 +2,17 @@
 // multipart), nothing left behind by a refused or broken upload, malformed multipart, a body that
 // disagrees with its Content-Length, empty files, many files in one request.
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  blobFileCount,
   type FileJson,
   http,
   multipartBody,
   rawRequest,
   startTestApp,
   statusOf,
+  storedVersions,
   type TestApp,
   upload,
 } from '../support/start-app.js';
@@ -25,17 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function listNames(): Promise<string[]> {
-  const result = await http(t.url, '/api/files?allVersions=true&limit=1000');
-  return result.json<{ items: FileJson[] }>().items.map((f) => `${f.name}@${f.version}`);
-}
-
-/** Every blob on disk, partial uploads included. */
-async function blobCount(): Promise<number> {
-  const root = join(t.dir, 'data', 'blobs');
-  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isFile()).length;
-}
+const listNames = () => storedVersions(t.url);
+const blobCount = () => blobFileCount(t);
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 

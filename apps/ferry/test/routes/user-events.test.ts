@@ -3,10 +3,8 @@
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
-import { asUser, http, PROXY_AUTH, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
+import { ALICE, BOB, http, PROXY_AUTH, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
 
-const ALICE = asUser('alice');
-const BOB = asUser('bob');
 const CSV = 'region,sales\nNorth,120\nSouth,80\n';
 
 let t: TestApp;

@@ -2,13 +2,14 @@
 // with the example servers of the repository's ferry.config.json and test/ferry.test-config.json,
 // the app listening on a random loopback port. `http()` is a small node:http client that can send
 // what fetch refuses to.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHost, type Host } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { configuredServers } from '@ferry/test-helpers/example-servers';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import { type AppConfigInput, defaultAppConfig } from '../../src/config/app-config.js';
@@ -24,6 +25,10 @@ export const PROXY_AUTH = { mode: 'proxy', proxySecret: PROXY_SECRET } as const;
 export function asUser(username: string): Record<string, string> {
   return { 'x-forwarded-user': username, 'x-ferry-proxy-secret': PROXY_SECRET };
 }
+
+/** The two users of proxy-mode tests, as their proxy's headers. */
+export const ALICE = asUser('alice');
+export const BOB = asUser('bob');
 
 export interface TestApp {
   url: string;
@@ -42,6 +47,8 @@ export interface StartTestAppOptions {
   servers?: Record<string, unknown>;
   /** The app's logger, e.g. `{ level: 'info', stream }` to read its lines. @default none */
   logger?: AppDeps['logger'];
+  /** More of the app's parts, made over the test app's own (the chat's agent and conversations). */
+  deps?: (parts: { host: Host; storage: OpenedStorage; dir: string }) => Partial<AppDeps>;
 }
 
 export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
@@ -64,6 +71,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     config: defaultAppConfig(options.app),
     hostPaths: { data: join(dir, 'data'), workspace: join(dir, 'workspaces') },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...options.deps?.({ host, storage, dir }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -84,18 +92,12 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   };
 }
 
-/** Servers only tests run (escape, legacy, the slow server with hang and crash), over ferry.config.json's. */
-const TEST_CONFIG = join(REPO_ROOT, 'test/ferry.test-config.json');
-
 /**
  * The example servers from the repository's ferry.config.json and test/ferry.test-config.json
  * (which wins for a server in both), run from the repository root.
  */
 export async function exampleServers(): Promise<Record<string, unknown>> {
-  const read = async (path: string) =>
-    (JSON.parse(await readFile(path, 'utf8')) as { servers: Record<string, Record<string, unknown>> })
-      .servers;
-  const all = { ...(await read(join(REPO_ROOT, 'ferry.config.json'))), ...(await read(TEST_CONFIG)) };
+  const all = await configuredServers();
   const servers: Record<string, unknown> = {};
   for (const [name, server] of Object.entries(all)) {
     servers[name] =
@@ -280,4 +282,17 @@ export async function settledCall<T extends { status: string }>(
     if (performance.now() > deadline) throw new Error(`call ${callId} still running after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Every version the default user has stored, as `name@version`, newest first. */
+export async function storedVersions(base: string): Promise<string[]> {
+  const result = await http(base, '/api/files?allVersions=true&limit=1000');
+  return result.json<{ items: FileJson[] }>().items.map((f) => `${f.name}@${f.version}`);
+}
+
+/** How many blob files the test app has on disk, partial uploads included. */
+export async function blobFileCount(t: TestApp): Promise<number> {
+  const root = join(t.dir, 'data', 'blobs');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).length;
 }

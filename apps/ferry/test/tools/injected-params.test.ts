@@ -45,6 +45,23 @@ describe('describeInjected', () => {
     expect(injected.map((p) => p.kind)).toEqual(['x-mcp-file']);
   });
 
+  it('the filename argument paired with an x-mcp-file input is host-filled and hidden from the model', () => {
+    const { injected, inputSchema } = describeInjected({
+      properties: {
+        document: { type: 'string', format: 'uri', 'x-mcp-file': {} },
+        filename: { type: 'string' },
+      },
+    });
+    expect(injected).toEqual([
+      { name: 'document', kind: 'x-mcp-file', input: 'file-picker', hiddenFromModel: true },
+      { name: 'filename', kind: 'x-mcp-file-name', input: 'host', hiddenFromModel: true },
+    ]);
+    expect((inputSchema.properties as Record<string, object>).filename).toEqual({
+      type: 'string',
+      [INJECTED_MARK]: 'x-mcp-file-name',
+    });
+  });
+
   it('survives schemas that are not objects', () => {
     expect(describeInjected(undefined).injected).toEqual([]);
     expect(describeInjected({ properties: 'x' }).injected).toEqual([]);

@@ -8,6 +8,8 @@ import { CallNotices, CallProgress } from '../components/call-progress';
 import { errorTitle } from '../lib/friendly-error';
 import { MetaDataTable } from '../runner/meta-data-table';
 import { FileChips, FriendlyErrorBox } from '../runner/result-view';
+import { AUTH_REQUIRED, oauthStartPath } from '../servers/auth-required';
+import { ConnectPrompt } from '../servers/connect-prompt';
 import type { ToolEntry } from './chat-model';
 
 const STATUS_TEXT: Record<ToolEntry['status'], string> = {
@@ -138,6 +140,10 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
           )}
         </div>
       </details>
+      {/* Visible when the card is folded, as the files: what the user has to do next. */}
+      {entry.error?.code === AUTH_REQUIRED && entry.server && (
+        <ConnectPrompt server={entry.server} connectUrl={oauthStartPath(entry.server)} />
+      )}
       {/* The files stay visible when the card is folded: they are what the user came for. */}
       <FileChips files={entry.files} onOpen={onOpen} />
     </article>

@@ -1,22 +1,31 @@
 // A tool asks the user something mid-call (MCP elicitation): the message, a form generated from
 // requestedSchema (x-mcp-file fields become file pickers, answered with My Files ids in `files`,
-// which the host turns into data URIs), and accept / decline / cancel.
+// which the host turns into data URIs), and accept / decline / cancel. A link to open (URL mode)
+// has its own dialog, link-elicitation-dialog.tsx.
 import { type FormEvent, useMemo, useState } from 'react';
 import { api } from '../api/client';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { elicitationFields, type PendingElicitation } from '../lib/elicitation-fields';
 import { SchemaForm } from '../runner/schema-form';
+import { LinkElicitationDialog } from './link-elicitation-dialog';
 import { ModalDialog } from './modal-dialog';
 
 type Action = 'accept' | 'decline' | 'cancel';
 
-export function ElicitationDialog({
-  request,
-  onDone,
-}: {
+interface DialogProps {
   request: PendingElicitation;
   onDone(elicitationId: string): void;
-}) {
+}
+
+export function ElicitationDialog(props: DialogProps) {
+  return props.request.mode === 'url' ? (
+    <LinkElicitationDialog {...props} />
+  ) : (
+    <FormElicitationDialog {...props} />
+  );
+}
+
+function FormElicitationDialog({ request, onDone }: DialogProps) {
   const fields = useMemo(() => elicitationFields(request), [request]);
   const [values, setValues] = useState<FormValues>(() => initialValues(fields));
   const [errors, setErrors] = useState<Record<string, string>>({});

@@ -4,10 +4,13 @@
 import type { CallEvent } from '@ferry/contract';
 import { describeFields, type FieldSpec } from './schema-fields';
 
-/** An `elicitation` call event, as the dialog keeps it until it is answered. */
+/**
+ * An `elicitation` call event, as the dialog keeps it until it is answered: a form, or (`mode:
+ * 'url'`) a link the user may open.
+ */
 export type PendingElicitation = Pick<
   Extract<CallEvent, { type: 'elicitation' }>,
-  'callId' | 'elicitationId' | 'message' | 'requestedSchema' | 'fileFields'
+  'callId' | 'elicitationId' | 'message' | 'requestedSchema' | 'fileFields' | 'mode' | 'url' | 'server'
 >;
 
 export function elicitationFields(request: PendingElicitation): FieldSpec[] {

@@ -5,6 +5,8 @@ import { type Ref, useEffect, useState } from 'react';
 import { CallNotices, CallProgress } from '../components/call-progress';
 import { formatDuration } from '../lib/format';
 import { errorTitle } from '../lib/friendly-error';
+import { AUTH_REQUIRED, oauthStartPath } from '../servers/auth-required';
+import { ConnectPrompt } from '../servers/connect-prompt';
 import type { CallState } from '../state/use-tool-call';
 import { errorOf, FriendlyErrorBox, ResultView } from './result-view';
 
@@ -88,8 +90,16 @@ export function CallView({
           }}
         />
       )}
+      {call.failure?.code === AUTH_REQUIRED && !call.response && (
+        <ConnectPrompt server={call.server} connectUrl={oauthStartPath(call.server)} />
+      )}
       {call.response && (
-        <ResultView response={call.response} onOpen={onOpen} {...(onRetry ? { onRetry } : {})} />
+        <ResultView
+          response={call.response}
+          server={call.server}
+          onOpen={onOpen}
+          {...(onRetry ? { onRetry } : {})}
+        />
       )}
       {call.log.length > 0 && (
         <details className="call-log">

@@ -5,6 +5,8 @@ import type { ToolCallResponse, UiFile } from '@ferry/contract';
 import { formatBytes } from '@ferry/contract';
 import { JsonTree } from '../components/json-tree';
 import { type FriendlyError, friendlyFromEnvelope } from '../lib/friendly-error';
+import { authRequiredOf } from '../servers/auth-required';
+import { ConnectPrompt } from '../servers/connect-prompt';
 import { MetaDataTable } from './meta-data-table';
 
 export function FriendlyErrorBox({ error }: { error: FriendlyError }) {
@@ -105,21 +107,33 @@ function isRetryableFailure(response: ToolCallResponse): boolean {
 
 export function ResultView({
   response,
+  server,
   onOpen,
   onRetry,
 }: {
   response: ToolCallResponse;
+  /** The call's server: named in the Connect prompt when the server wants the user's authorization. */
+  server?: string;
   onOpen(file: UiFile): void;
   /** Runs the same call again (same arguments, a new call); offered on retryable failures only. */
   onRetry?(): void;
 }) {
   const error = errorOf(response);
+  // Running it again cannot help until the user has connected: Connect replaces Retry.
+  const authRequired = authRequiredOf(response, server ?? '');
   const { forUi } = response;
   const fullResult = forUi.files.find((file) => file.fullResult);
   return (
     <div className="result-view" data-testid="call-result">
       {error && <FriendlyErrorBox error={error} />}
-      {onRetry && isRetryableFailure(response) && (
+      {authRequired && (
+        <ConnectPrompt
+          server={authRequired.server}
+          connectUrl={authRequired.connectUrl}
+          scope={authRequired.scope}
+        />
+      )}
+      {onRetry && !authRequired && isRetryableFailure(response) && (
         <div className="row">
           <button type="button" className="primary" onClick={onRetry} data-testid="retry-call">
             Retry

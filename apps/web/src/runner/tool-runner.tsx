@@ -10,10 +10,13 @@ import type {
   UiFile,
 } from '@ferry/contract';
 import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { api } from '../api/client';
+import { ApiRequestError, api } from '../api/client';
 import { MarkdownInline } from '../components/markdown-inline';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { describeFields } from '../lib/schema-fields';
+import { oauthStartPath } from '../servers/auth-required';
+import { ConnectPrompt, OAuthReturnNotice, ServerConnection } from '../servers/connect-prompt';
+import { useOAuthReturn } from '../servers/oauth-return';
 import { useToolCall } from '../state/use-tool-call';
 import { CallView } from './call-view';
 import { SchemaForm } from './schema-form';
@@ -30,6 +33,17 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
   const [server, setServer] = useState('');
   const [tools, setTools] = useState<ToolDto[] | null>(null);
   const [toolsError, setToolsError] = useState<string | null>(null);
+  /** The server wants the user's own authorization first: where to start it. */
+  const [connectUrl, setConnectUrl] = useState<string | null>(null);
+  const [reload, setReload] = useState(0);
+  /**
+   * The server the user just disconnected: Connect replaces Disconnect (and takes its focus), even
+   * when the server's tools are still listed from before.
+   */
+  const [disconnectedFrom, setDisconnectedFrom] = useState<string | null>(null);
+  /** Back from a server's authorization server: how it went, and that server picked. */
+  const [oauthReturn, dismissOAuthReturn] = useOAuthReturn();
+  const returnServerPicked = useRef(false);
   const [toolName, setToolName] = useState('');
   const [values, setValues] = useState<FormValues>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -53,15 +67,22 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
   }, [startedAt]);
 
   useEffect(() => {
+    if (!returnServerPicked.current && oauthReturn && enabled.some((s) => s.name === oauthReturn.server)) {
+      returnServerPicked.current = true;
+      setServer(oauthReturn.server);
+      return;
+    }
     if (!server && enabled[0]) setServer(enabled[0].name);
-  }, [server, enabled]);
+  }, [server, enabled, oauthReturn]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `reload` lists the tools again after a disconnect
   useEffect(() => {
     if (!server) return;
     // A slow server's answer must not overwrite the list of the server picked after it.
     let current = true;
     setTools(null);
     setToolsError(null);
+    setConnectUrl(null);
     api<ToolList>(`/api/servers/${encodeURIComponent(server)}/tools`).then(
       (list) => {
         if (!current) return;
@@ -69,13 +90,18 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
         setToolName(list.items[0]?.name ?? '');
       },
       (error: unknown) => {
-        if (current) setToolsError((error as Error).message);
+        if (!current) return;
+        setToolsError((error as Error).message);
+        const url =
+          error instanceof ApiRequestError ? error.envelope?.meta_data.details?.connectUrl : undefined;
+        if (error instanceof ApiRequestError && error.code === 'E_AUTH_REQUIRED' && typeof url === 'string')
+          setConnectUrl(url);
       },
     );
     return () => {
       current = false;
     };
-  }, [server]);
+  }, [server, reload]);
 
   const tool = tools?.find((t) => t.name === toolName);
   const fields = useMemo(() => (tool ? describeFields(tool.inputSchema, tool.injected) : []), [tool]);
@@ -114,7 +140,10 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
             <span>Server</span>
             <select
               value={server}
-              onChange={(event) => setServer(event.target.value)}
+              onChange={(event) => {
+                setDisconnectedFrom(null);
+                setServer(event.target.value);
+              }}
               data-testid="server-select"
             >
               {enabled.length === 0 && <option value="">No servers configured</option>}
@@ -142,11 +171,29 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
             </select>
           </label>
         </div>
-        {toolsError && (
-          <p className="form-error" role="alert">
-            {toolsError}
-          </p>
+        {oauthReturn && <OAuthReturnNotice result={oauthReturn} onDismiss={dismissOAuthReturn} />}
+        {connectUrl ? (
+          <ConnectPrompt server={server} connectUrl={connectUrl} autoFocus={disconnectedFrom === server} />
+        ) : (
+          toolsError && (
+            <p className="form-error" role="alert">
+              {toolsError}
+            </p>
+          )
         )}
+        {server &&
+          tools &&
+          (disconnectedFrom === server ? (
+            <ConnectPrompt server={server} connectUrl={oauthStartPath(server)} autoFocus />
+          ) : (
+            <ServerConnection
+              server={server}
+              onChange={() => {
+                setDisconnectedFrom(server);
+                setReload((n) => n + 1);
+              }}
+            />
+          ))}
         {tool?.description && <MarkdownInline className="tool-description" text={tool.description} />}
         {tool?.injected.some((p) => p.input === 'host') && (
           <p className="muted small">

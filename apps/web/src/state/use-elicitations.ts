@@ -17,6 +17,9 @@ export function useElicitations() {
         message: event.message,
         requestedSchema: event.requestedSchema,
         fileFields: event.fileFields,
+        ...(event.mode && { mode: event.mode }),
+        ...(event.url !== undefined && { url: event.url }),
+        ...(event.server !== undefined && { server: event.server }),
       };
       setPending((list) => (list.some((e) => e.elicitationId === elicitationId) ? list : [...list, request]));
     } else if (event.type === 'elicitation_answered') {

@@ -3,12 +3,13 @@
 // slow server with its hang tool), and a scripted model: in process (startHarness), or over HTTP
 // with the OpenAI-compatible client pointed at the scripted server (startHttpHarness), for the
 // tests of what crosses the wire.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { createHost, type Host } from '@ferry/host';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { configuredServers } from '@ferry/test-helpers/example-servers';
 import {
   createScriptedModelClient,
   type ScriptedModelClient,
@@ -76,14 +77,7 @@ async function withModel<Model>(
 ): Promise<Harness<Model>> {
   const dir = await mkdtemp(join(tmpdir(), 'ferry-agent-'));
   const storage = await openStorage(loadStorageConfig({ file: { dataDir: join(dir, 'data') }, env: {} }));
-  const read = async (path: string) =>
-    (
-      JSON.parse(await readFile(join(REPO_ROOT, path), 'utf8')) as {
-        servers: Record<string, Record<string, unknown>>;
-      }
-    ).servers;
-  // The test config wins for a server in both.
-  const known = { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
+  const known = await configuredServers();
   const chosen: Record<string, unknown> = {};
   for (const [name, overrides] of Object.entries(servers)) {
     chosen[name] = { ...known[name], command: process.execPath, cwd: REPO_ROOT, ...overrides };

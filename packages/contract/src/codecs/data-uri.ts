@@ -5,7 +5,9 @@
 // parameter placed before `;base64`; the current text dropped it (§Why not carry the filename in
 // the URI?) and has servers declare a separate filename argument. Ferry still reads `name=` (it is
 // a well-formed RFC 2397 parameter, and servers MUST accept well-formed data URIs) and writes it
-// only when a caller passes `name`; hosts sending to MCP servers should normally leave it out.
+// only when a caller passes `name`. The host leaves it out of x-mcp-file values unless a server is
+// configured for the earlier draft (`xMcpFileNameParam`), and fills the server's paired filename
+// argument instead (mcp-file-name.ts).
 
 import { base64EncodedLength, checkBase64, decodeBase64, encodeBase64 } from './base64.js';
 

@@ -62,14 +62,22 @@ export const CallEventBodySchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('file_stored'), file: StoredFileSummarySchema }),
   /**
-   * The server asks the user (MCP elicitation, form mode): answer with host.answerElicitation /
-   * POST /api/calls/:id/elicitations/:elicitationId. `fileFields` are SEP-2356 x-mcp-file fields,
-   * answered with My Files ids.
+   * The server asks the user (MCP elicitation): answer with host.answerElicitation /
+   * POST /api/calls/:id/elicitations/:elicitationId. Form mode (`mode` absent in records older
+   * than URL mode): a form from `requestedSchema`, whose `fileFields` (SEP-2356 x-mcp-file) are
+   * answered with My Files ids. URL mode (SEP-1036): the user is asked to open `url` themselves
+   * (never opened for them, never fetched by Ferry) and answers accept, decline or cancel without
+   * content; `requestedSchema` is `{}` and `fileFields` empty.
    */
   z.object({
     type: z.literal('elicitation'),
     elicitationId: z.string(),
+    mode: z.enum(['form', 'url']).optional(),
+    /** The configured name of the server that asks (absent in older records). */
+    server: z.string().optional(),
     message: z.string(),
+    /** URL mode: the link as the server sent it, to show in full. */
+    url: z.string().optional(),
     requestedSchema: z.record(z.string(), z.unknown()),
     fileFields: z.array(
       z.object({

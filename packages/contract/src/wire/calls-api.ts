@@ -65,18 +65,21 @@ export type StartCallRequest = z.input<typeof StartCallBodySchema>;
 export const CallHandleSchema = z.object({ callId: IdSchema, status: CallStatusSchema });
 export type CallHandle = z.infer<typeof CallHandleSchema>;
 
-/** POST /api/calls/:id/elicitations/:elicitationId. */
+/**
+ * POST /api/calls/:id/elicitations/:elicitationId. A URL-mode question (open a link) is answered
+ * with the action alone: `accept` says the user opened the link, and carries no content or files.
+ */
 export const ElicitationAnswerSchema = z
   .strictObject({
     action: z.enum(['accept', 'decline', 'cancel']),
     content: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))
       .optional()
-      .describe('Values of the plain fields (accept only)'),
+      .describe('Values of the plain fields (accept of a form only)'),
     files: z
       .record(z.string(), z.union([IdSchema, z.array(IdSchema)]))
       .optional()
-      .describe('My Files ids for the x-mcp-file fields (accept only)'),
+      .describe('My Files ids for the x-mcp-file fields (accept of a form only)'),
   })
   .meta({ id: 'ElicitationAnswer' });
 export type ElicitationAnswer = z.input<typeof ElicitationAnswerSchema>;

@@ -163,6 +163,13 @@ export const ERROR_CODES = {
     retryable: true,
     suggestion: 'The MCP server did not start or answer; check its configuration and the Ferry logs',
   },
+  E_AUTH_REQUIRED: {
+    status: 403,
+    reason: 'AuthorizationRequired',
+    message: 'The MCP server needs you to connect your account first',
+    retryable: true,
+    suggestion: 'Open the connect link (details.connectUrl), sign in and approve, then run the tool again',
+  },
   E_MODEL_NOT_CONFIGURED: {
     status: 503,
     reason: 'ModelNotConfigured',

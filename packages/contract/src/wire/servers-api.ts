@@ -27,7 +27,16 @@ export type ServerList = z.infer<typeof ServerListSchema>;
 /** A parameter Ferry fills or rewrites (apps/ferry/src/tools/injected-params.ts), so clients hide it. */
 const InjectedParamSchema = z.object({
   name: z.string(),
-  kind: z.enum(['username', 'filename', 'filenames', 'file_names', 'file_data_base64', 'x-mcp-file']),
+  /** `x-mcp-file-name`: the filename argument paired with an x-mcp-file input (filled from its pick). */
+  kind: z.enum([
+    'username',
+    'filename',
+    'filenames',
+    'file_names',
+    'file_data_base64',
+    'x-mcp-file',
+    'x-mcp-file-name',
+  ]),
   /** host: never shown or asked for; file-name(s): pick from My Files by name; file-picker: pick a file (sent as fileInputs). */
   input: z.enum(['host', 'file-name', 'file-names', 'file-picker']),
   /** Not shown to a model (the host fills it, or the user picks the file). */

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MAX_RESULT_BYTES, FerryError, isValidUsername } from '@ferry/contract';
-import type { Implementation } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../servers/server-config.js';
+import type { Implementation, OAuthClientProvider } from '@modelcontextprotocol/client';
+import { Client, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
 import type { ServerRegistry } from '../servers/server-registry.js';
 import type { ConnectionPool, ToolConnection } from './connection.js';
 import {
@@ -67,6 +67,15 @@ export interface ConnectionPoolOptions {
    * needs a whole core for a second and then all time out. @default the number of CPUs
    */
   maxConcurrentStarts?: number;
+  /**
+   * OAuth of remote servers (connections/oauth/remote-auth.ts `providerFor`): a provider per
+   * connection. When the server asks for an authorization the provider cannot give, it sets
+   * `authorizationRequired`, and that error (E_AUTH_REQUIRED) fails the `get`. @default none
+   */
+  authProvider?: (
+    server: RemoteServerConfig,
+    user: string,
+  ) => (OAuthClientProvider & { readonly authorizationRequired?: Error | undefined }) | undefined;
 }
 
 /**
@@ -92,6 +101,8 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   const current = new Map<string, Promise<PooledConnection>>();
   /** Every connection not fully closed yet, usable or not, so `close()` can wait for them. */
   const live = new Set<PooledConnection>();
+  /** Configs whose server answered the legacy way: later connects skip the probe. */
+  const legacyServers = new WeakSet<ServerConfig>();
   let closed = false;
   const startSlots = createSlots(options.maxConcurrentStarts ?? availableParallelism());
 
@@ -126,7 +137,9 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       extras?.release();
     };
     const lines = server.transport === 'stdio' ? stderrLog?.open(server.name, user) : undefined;
+    const authProvider = server.transport === 'stdio' ? undefined : options.authProvider?.(server, user);
     const opened = await openTransport(server, user, {
+      ...(authProvider && { authProvider }),
       launcher,
       onStderr: (text) => {
         tail.push(text);
@@ -141,8 +154,10 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       release();
       throw error;
     });
-    // Form-mode elicitation only: URL mode needs a browser flow Ferry does not offer yet.
-    const client = new Client(clientInfo, { capabilities: { elicitation: { form: {} } } });
+    const client = new Client(clientInfo, {
+      capabilities: { elicitation: { form: {}, url: {} } },
+      versionNegotiation: negotiationOf(server),
+    });
     options.setupClient?.(client, server, user);
     const connection = new PooledConnection({
       server: server.name,
@@ -153,6 +168,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       now,
       ...(extras?.renewAt !== undefined && { renewAt: extras.renewAt }),
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      ...(legacyServers.has(server) && { prior: { kind: 'legacy' } as const }),
       stderrTail: () => tail.text,
       onRetired: () => {
         if (current.get(key) === self()) current.delete(key);
@@ -165,7 +181,12 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       lines?.end();
       release();
     });
-    await connection.open();
+    await connection.open().catch((error: unknown) => {
+      throw authProvider?.authorizationRequired ?? error;
+    });
+    // A legacy verdict is remembered for this server's config: a server that stays silent on the
+    // probe costs PROBE_TIMEOUT_MS once, not on every start. A modern one is re-probed (one round trip).
+    if (connection.protocolEra === 'legacy') legacyServers.add(server);
     return connection;
   }
 
@@ -251,4 +272,20 @@ function createSlots(count: number): { take(): Promise<() => void> } {
       };
     },
   };
+}
+
+/**
+ * How long a local server may stay silent on the `server/discover` probe before it is taken for a
+ * 2025 server and sent `initialize` (some legacy servers ignore requests before `initialize`). A
+ * remote server gets the whole connect timeout: on HTTP silence is an outage, not a legacy signal.
+ */
+const PROBE_TIMEOUT_MS = 3_000;
+
+/** The SDK's negotiation for a server's `protocol` setting. */
+function negotiationOf(server: ServerConfig): VersionNegotiationOptions {
+  if (server.protocol === '2025-11-25') return { mode: 'legacy' };
+  if (server.protocol === '2026-07-28') return { mode: { pin: '2026-07-28' } };
+  return server.transport === 'stdio'
+    ? { mode: 'auto', probe: { timeoutMs: PROBE_TIMEOUT_MS } }
+    : { mode: 'auto' };
 }

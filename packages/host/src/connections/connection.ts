@@ -13,11 +13,21 @@ export interface ProgressUpdate {
   message?: string;
 }
 
-/** An MCP `elicitation/create` (form mode) of the server, during a call. */
-export interface ElicitationRequest {
-  message: string;
-  requestedSchema: Record<string, unknown>;
-}
+/**
+ * An MCP `elicitation/create` of the server during a call: sent as a request (2025-11-25) or
+ * embedded in an `input_required` result (2026-07-28, multi round-trip requests). Form mode asks
+ * for values (SEP-2356 `x-mcp-file` fields among them); URL mode (SEP-1036) asks the user to open a
+ * link out of band, and its answer carries no content.
+ */
+export type ElicitationRequest =
+  | { mode?: 'form'; message: string; requestedSchema: Record<string, unknown> }
+  | {
+      mode: 'url';
+      message: string;
+      url: string;
+      /** 2025-11-25 only: the 2026-07-28 URL-mode shape has none (the server correlates itself). */
+      elicitationId?: string;
+    };
 
 export type ElicitationAction = 'accept' | 'decline' | 'cancel';
 
@@ -60,6 +70,8 @@ export interface ToolConnection {
    */
   kill(reason: string): Promise<void>;
   readonly kind: 'local' | 'remote';
+  /** `modern` (2026-07-28 and later) or `legacy` (2025-11-25 and earlier): what was negotiated. */
+  readonly protocolEra: 'modern' | 'legacy' | undefined;
   /** A local server's pid, which is also its process group id; undefined for remote servers. */
   readonly pid?: number;
 }

@@ -1,5 +1,5 @@
 import { fillTemplates } from '@ferry/contract';
-import type { FetchLike, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { FetchLike, JSONRPCMessage, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
 import type { ConnectionExtras } from './connection-extras.js';
@@ -17,6 +17,8 @@ export interface OpenTransportOptions {
   maxResultBytes?: number;
   /** What this connection adds to the config (the file provider's token, URL and socket). */
   extras?: Omit<ConnectionExtras, 'release'>;
+  /** A remote server's OAuth, for this user (connections/oauth); none: static headers only. */
+  authProvider?: OAuthClientProvider;
 }
 
 /** What a connection may do with a local server's process, whichever transport runs it. */
@@ -51,7 +53,10 @@ export async function openTransport(
   const { extras } = options;
   if (server.transport !== 'stdio') {
     const headers = fillTemplates(server.headers, { ...extras?.placeholders, user });
-    return { kind: 'remote', transport: openRemoteTransport(server, headers, options.maxResultBytes) };
+    return {
+      kind: 'remote',
+      transport: openRemoteTransport(server, headers, options.maxResultBytes, options.authProvider),
+    };
   }
   const spec = await (extras
     ? options.launcher(server, user, {
@@ -76,18 +81,21 @@ function openRemoteTransport(
   server: RemoteServerConfig,
   headers: Record<string, string>,
   maxResultBytes?: number,
+  authProvider?: OAuthClientProvider,
 ): Transport {
   const url = new URL(server.url);
   // requestInit headers go on every POST and, for SSE, on the GET that opens the stream.
   const requestInit = { headers };
+  const auth = authProvider && { authProvider };
   // Legacy SSE reads its one long stream through an EventSource of the SDK's own: not limited.
   if (server.transport === 'sse' || maxResultBytes === undefined) {
     return server.transport === 'sse'
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { requestInit });
+      ? new SSEClientTransport(url, { requestInit, ...auth })
+      : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
   }
   const transport: Transport = new StreamableHTTPClientTransport(url, {
     requestInit,
+    ...auth,
     fetch: limitedFetch(maxResultBytes, (ids) => {
       // The body is cut off at the limit: its full size is never known.
       const error = resultTooLargeError(maxResultBytes);

@@ -1,18 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { FerryError } from '@ferry/contract';
-import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, PriorDiscovery, Tool, Transport } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   CallOptions,
   ElicitationRequest,
   ElicitationResult,
+  ProgressUpdate,
   ResourceContents,
   ToolConnection,
 } from './connection.js';
 import { type CloseReason, type ConnectionEvent, escapeControl } from './connection-events.js';
 import { closedFailure, intakeFailure, stderrReason } from './launcher-failure.js';
 import type { OpenedTransport, ServerProcess } from './open-transport.js';
-import { captureElicitationSchemas } from './raw-elicitation-schemas.js';
+import { CALL_TAG_META, type ElicitationTap, tapElicitations } from './raw-elicitation-schemas.js';
 import { deliverResponsesAfterNotifications } from './response-order.js';
+import { callToolFollowingTasks } from './task-call.js';
 
 // One MCP client bound to one transport: a process for a local server, an HTTP session for a
 // remote one. It caches tools/list, forwards progress, keeps its own idle clock and tells the
@@ -41,6 +44,8 @@ export interface PooledConnectionOptions {
    */
   renewAt?: number;
   connectTimeoutMs: number;
+  /** A remembered protocol verdict for this server (skips the `server/discover` probe). */
+  prior?: PriorDiscovery;
   /** Recent stderr of the process, quoted when it fails to start. */
   stderrTail?: () => string;
   /** Called once, as soon as the connection stops being usable (before it has fully closed). */
@@ -65,9 +70,9 @@ export class PooledConnection implements ToolConnection {
   #active = 0;
   /** Handed out no more; closes when its last running call ends. */
   #draining = false;
-  /** The question handlers of the running calls, oldest first. */
-  readonly #askers: NonNullable<CallOptions['onElicitation']>[] = [];
-  #rawSchemas: ReturnType<typeof captureElicitationSchemas> | undefined;
+  /** The question handlers of the running calls by call tag, oldest first (a Map keeps order). */
+  readonly #askers = new Map<string, NonNullable<CallOptions['onElicitation']>>();
+  #questions: ElicitationTap | undefined;
   #lastUsed: number;
   #idleTimer: NodeJS.Timeout | undefined;
   #resolveClosed!: () => void;
@@ -102,16 +107,19 @@ export class PooledConnection implements ToolConnection {
     client.onclose = () => this.#onClosed();
     client.onerror = (error) => this.#emit({ type: 'error', message: error.message });
     client.setRequestHandler('elicitation/create', async (request, ctx) => {
-      const rawSchema = this.#rawSchemas?.take(ctx.mcpReq.id);
-      const params = rawSchema ? { ...request.params, requestedSchema: rawSchema } : request.params;
-      return { ...(await this.#elicit(params)) };
+      const raw = this.#questions?.take(ctx.mcpReq.id);
+      const params = raw?.schema ? { ...request.params, requestedSchema: raw.schema } : request.params;
+      return { ...(await this.#elicit(params, raw?.call)) };
     });
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       this.#tools = undefined;
       this.#emit({ type: 'tools-changed' });
     });
     try {
-      await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      await client.connect(transport, {
+        timeout: this.#o.connectTimeoutMs,
+        ...(this.#o.prior && { prior: this.#o.prior }),
+      });
     } catch (error) {
       // Shut down first: a server that died before the handshake (EPIPE on our first write) may
       // not have had its last stderr read yet; the process is gone, and its stderr drained, once
@@ -135,10 +143,15 @@ export class PooledConnection implements ToolConnection {
       });
     }
     deliverResponsesAfterNotifications(transport);
-    this.#rawSchemas = captureElicitationSchemas(transport);
+    this.#questions = tapElicitations(transport);
     this.#state = 'open';
     this.#emit({ type: 'connected' });
     this.#scheduleIdleCheck(this.#o.idleMs);
+  }
+
+  /** `modern` (2026-07-28 and later) or `legacy` (2025-11-25 and earlier), once connected. */
+  get protocolEra(): 'modern' | 'legacy' | undefined {
+    return this.#o.client.getProtocolEra();
   }
 
   /** Due for renewal: the pool should open a new connection and `drain` this one. */
@@ -184,22 +197,27 @@ export class PooledConnection implements ToolConnection {
     this.#assertOpen();
     const { onProgress, onElicitation, signal } = options;
     this.#active += 1;
-    if (onElicitation) this.#askers.push(onElicitation);
+    // Names this call on the wire (stripped before sending) so a 2026-07-28 question reaches it.
+    const tag = randomUUID();
+    if (onElicitation) this.#askers.set(tag, onElicitation);
     this.touch();
     try {
-      return await this.#o.client.callTool(request, {
+      // A server may answer with a task (tasks extension): followed there until it ends.
+      const sdkOptions = {
         signal,
         timeout: SDK_CALL_TIMEOUT_MS,
         resetTimeoutOnProgress: true,
         ...(onProgress && {
-          onprogress: ({ progress, total, message }) =>
+          onprogress: ({ progress, total, message }: ProgressUpdate) =>
             onProgress({
               progress,
               ...(total !== undefined && { total }),
               ...(message !== undefined && { message }),
             }),
         }),
-      });
+      };
+      const tagged = { ...request, _meta: { [CALL_TAG_META]: tag } };
+      return await callToolFollowingTasks(this.#o.client, tagged, sdkOptions, options);
     } catch (error) {
       // The SDK rejects an aborted call with its own RequestTimeout error; hand back the caller's
       // reason instead, so the watchdog can tell its timeout from a user's cancel.
@@ -215,21 +233,40 @@ export class PooledConnection implements ToolConnection {
       throw intakeFailure(error) ?? closed ?? error;
     } finally {
       this.#active -= 1;
-      if (onElicitation) this.#askers.splice(this.#askers.indexOf(onElicitation), 1);
+      this.#askers.delete(tag);
       this.touch();
       if (this.#draining && this.#active === 0) void this.close('released');
     }
   }
 
-  async #elicit(params: {
-    message: string;
-    requestedSchema?: unknown;
-    mode?: string;
-  }): Promise<ElicitationResult> {
-    const asker = this.#askers[0];
-    // URL-mode elicitation (a link to open) is not bridged yet: decline it rather than guess.
-    if (asker === undefined || (params.mode !== undefined && params.mode !== 'form'))
-      return { action: 'cancel' };
+  /**
+   * A question of the server: to the call it came with (2026-07-28: its tools/call tag), else to
+   * the oldest running call that takes questions (2025-11-25 does not say which request an
+   * elicitation belongs to on stdio). Without one, or of a kind Ferry cannot show, it is `cancel`.
+   */
+  async #elicit(
+    params: {
+      message: string;
+      requestedSchema?: unknown;
+      mode?: string;
+      url?: unknown;
+      elicitationId?: unknown;
+    },
+    call: string | undefined,
+  ): Promise<ElicitationResult> {
+    const asker = call !== undefined ? this.#askers.get(call) : this.#askers.values().next().value;
+    if (asker === undefined) return { action: 'cancel' };
+    if (params.mode === 'url') {
+      if (typeof params.url !== 'string') return { action: 'cancel' };
+      const { elicitationId } = params;
+      return asker({
+        mode: 'url',
+        message: params.message,
+        url: params.url,
+        ...(typeof elicitationId === 'string' && { elicitationId }),
+      });
+    }
+    if (params.mode !== undefined && params.mode !== 'form') return { action: 'cancel' };
     const schema = params.requestedSchema;
     const request: ElicitationRequest = {
       message: params.message,

@@ -114,6 +114,13 @@ export class ProcessStdioTransport implements Transport {
     return this.#child?.pid;
   }
 
+  /**
+   * The server's stderr is handed to `onStderr`, never exposed; this member exists because the
+   * SDK tells a stdio transport by `stderr` and `pid` (the version probe then reads a silent
+   * server as a 2025 one and falls back to `initialize`, instead of failing as an HTTP outage).
+   */
+  readonly stderr = null;
+
   /** How the server process ended; undefined while it runs. */
   get exit(): ProcessExit | undefined {
     return this.#exit;

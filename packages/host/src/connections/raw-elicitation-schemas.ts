@@ -1,36 +1,113 @@
 import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport } from '@modelcontextprotocol/client';
 
-// The SDK validates an incoming `elicitation/create` against its own zod schemas, whose property
-// schemas are plain z.object()s: unknown keywords are stripped, and with them SEP-2356's
-// `x-mcp-file` (the very thing that makes a field a file picker). So the requestedSchema is kept
-// here as it came over the wire, by request id, for the handler to use instead. The SDK's
-// validation still runs (the request must be a well-formed elicitation); only the extra keywords
-// come from the raw message.
+// The server's questions, as they came over the wire, for the elicitation handler.
+//
+// 1. Raw schemas. The SDK validates an incoming `elicitation/create` (a request on 2025-11-25, an
+//    entry of an `input_required` result on 2026-07-28) against its own zod schemas, whose property
+//    schemas are plain z.object()s: unknown keywords are stripped, and with them SEP-2356's
+//    `x-mcp-file` (the very thing that makes a field a file picker). So the requestedSchema is kept
+//    here as it came, for the handler to use instead. The SDK's validation still runs (the request
+//    must be a well-formed elicitation); only the extra keywords come from the raw message.
+// 2. Which call asks. On 2026-07-28 a question belongs to the tools/call whose result embeds it
+//    (multi round-trip requests). The SDK hands the handler only the entry's key, so each outgoing
+//    tools/call carries a Ferry-private `_meta` tag (removed before it reaches the wire) and the
+//    `input_required` result of that request id names the call for each of its keys. A 2025-11-25
+//    `elicitation/create` request names no call: its `call` is undefined.
 
-/** Wraps the `onmessage` that `Client.connect` installed; call after connecting. */
-export function captureElicitationSchemas(transport: Transport): {
-  take(id: RequestId): Record<string, unknown> | undefined;
-} {
-  const raw = new Map<RequestId, Record<string, unknown>>();
+/** Ferry-private request `_meta` key naming the pipeline call of a tools/call; never sent. */
+export const CALL_TAG_META = 'dev.ferry/call';
+
+export interface RawQuestion {
+  /** The requestedSchema as sent, when it was an object. */
+  schema?: Record<string, unknown>;
+  /** The tag of the tools/call the question came with (2026-07-28), else undefined. */
+  call?: string;
+}
+
+export interface ElicitationTap {
+  /**
+   * The raw question behind the handler's `ctx.mcpReq.id`: a JSON-RPC request id (2025-11-25) or
+   * an `inputRequests` key (2026-07-28, where keys of concurrent calls may repeat: oldest first).
+   */
+  take(id: RequestId): RawQuestion | undefined;
+}
+
+/** Most questions kept unclaimed: a server that floods questions nobody takes cannot grow this. */
+const MAX_KEPT = 64;
+
+/** Wraps the transport's `send` and the `onmessage` that `Client.connect` installed; call after connecting. */
+export function tapElicitations(transport: Transport): ElicitationTap {
+  const byRequest = new Map<RequestId, RawQuestion>();
+  const byKey = new Map<string, RawQuestion[]>();
+  /** tools/call request ids in flight → their call tag. */
+  const tagged = new Map<RequestId, string>();
+  let keyed = 0;
+
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(untag(message, tagged), options);
   const deliver = transport.onmessage;
-  if (deliver !== undefined) {
-    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      if ('method' in message && message.method === 'elicitation/create' && 'id' in message) {
-        const schema = (message.params as { requestedSchema?: unknown } | undefined)?.requestedSchema;
-        if (typeof schema === 'object' && schema !== null && !Array.isArray(schema)) {
-          // Bounded: a server that floods questions nobody takes cannot grow this without end.
-          if (raw.size >= 64) raw.delete(raw.keys().next().value as RequestId);
-          raw.set(message.id, schema as Record<string, unknown>);
+  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+    if ('method' in message && message.method === 'elicitation/create' && 'id' in message) {
+      if (byRequest.size >= MAX_KEPT) byRequest.delete(byRequest.keys().next().value as RequestId);
+      byRequest.set(message.id, { ...schemaOf(message.params) });
+    } else if (!('method' in message) && 'id' in message && message.id !== undefined) {
+      const call = tagged.get(message.id);
+      tagged.delete(message.id);
+      const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
+      if (call !== undefined && result?.resultType === 'input_required' && isObject(result.inputRequests)) {
+        for (const [key, entry] of Object.entries(result.inputRequests)) {
+          if (!isObject(entry) || entry.method !== 'elicitation/create') continue;
+          if (keyed >= MAX_KEPT) dropOldest(byKey);
+          else keyed += 1;
+          const queue = byKey.get(key) ?? [];
+          queue.push({ ...schemaOf(entry.params), call });
+          byKey.set(key, queue);
         }
       }
-      deliver.call(transport, message, extra);
-    };
-  }
+    }
+    deliver?.call(transport, message, extra);
+  };
   return {
     take(id) {
-      const schema = raw.get(id);
-      raw.delete(id);
-      return schema;
+      const asked = byRequest.get(id);
+      if (asked !== undefined) {
+        byRequest.delete(id);
+        return asked;
+      }
+      const queue = typeof id === 'string' ? byKey.get(id) : undefined;
+      const first = queue?.shift();
+      if (queue !== undefined && queue.length === 0) byKey.delete(id as string);
+      if (first !== undefined) keyed -= 1;
+      return first;
     },
   };
+}
+
+function untag(message: JSONRPCMessage, tagged: Map<RequestId, string>): JSONRPCMessage {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return message;
+  const params = message.params as { _meta?: Record<string, unknown> } | undefined;
+  const meta = params?._meta;
+  if (meta === undefined || !(CALL_TAG_META in meta)) return message;
+  const { [CALL_TAG_META]: tag, ...rest } = meta;
+  // Bounded: a request whose answer never comes (its call cancelled) never clears its id.
+  if (tagged.size >= 1024) tagged.delete(tagged.keys().next().value as RequestId);
+  if (typeof tag === 'string') tagged.set(message.id, tag);
+  const { _meta: _dropped, ...others } = params as Record<string, unknown>;
+  const cleaned = Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
+  return { ...message, params: cleaned } as JSONRPCMessage;
+}
+
+function schemaOf(params: unknown): { schema?: Record<string, unknown> } {
+  const schema = isObject(params) ? params.requestedSchema : undefined;
+  return isObject(schema) ? { schema } : {};
+}
+
+function dropOldest(byKey: Map<string, RawQuestion[]>): void {
+  const [key, queue] = byKey.entries().next().value as [string, RawQuestion[]];
+  queue.shift();
+  if (queue.length === 0) byKey.delete(key);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -26,35 +26,55 @@ export function eventHooks(events: CallEventSink): CallWithWatchdogHooks {
 
 /**
  * The server's questions as `elicitation` events, answered through the broker; `elicitation_answered`
- * follows with the action once the user (or the timeout, or the call's end) answered.
+ * follows with the action once the user (or the timeout, or the call's end) answered. A URL-mode
+ * question carries its link and the server's name, for the user to judge before opening it; Ferry
+ * itself never fetches it.
  */
 export function elicitationHook(
   events: CallEventSink,
   broker: ElicitationBroker,
   owner: string,
   signal: AbortSignal,
+  server: string,
 ): (request: ElicitationRequest) => Promise<ElicitationResult> {
   return async (request) => {
     const asked = broker.ask(events.callId, owner, request, signal);
-    const fileFields = findFileInputs(request.requestedSchema, { surface: 'elicitation' }).inputs.map(
-      (input) => ({
-        name: input.path[0] as string,
-        required: input.required,
-        ...(input.descriptor.accept && { accept: [...input.descriptor.accept] }),
-        ...(input.descriptor.maxSize !== undefined && { maxSize: input.descriptor.maxSize }),
-      }),
+    events.emit(
+      request.mode === 'url'
+        ? {
+            type: 'elicitation',
+            elicitationId: asked.id,
+            mode: 'url',
+            server,
+            message: request.message,
+            url: request.url,
+            requestedSchema: {},
+            fileFields: [],
+          }
+        : {
+            type: 'elicitation',
+            elicitationId: asked.id,
+            mode: 'form',
+            server,
+            message: request.message,
+            requestedSchema: request.requestedSchema,
+            fileFields: fileFieldsOf(request.requestedSchema),
+          },
     );
-    events.emit({
-      type: 'elicitation',
-      elicitationId: asked.id,
-      message: request.message,
-      requestedSchema: request.requestedSchema,
-      fileFields,
-    });
     const result = await asked.result;
     events.emit({ type: 'elicitation_answered', elicitationId: asked.id, action: result.action });
     return result;
   };
+}
+
+/** A form's SEP-2356 x-mcp-file fields, as the UI lists them. */
+function fileFieldsOf(schema: Record<string, unknown>) {
+  return findFileInputs(schema, { surface: 'elicitation' }).inputs.map((input) => ({
+    name: input.path[0] as string,
+    required: input.required,
+    ...(input.descriptor.accept && { accept: [...input.descriptor.accept] }),
+    ...(input.descriptor.maxSize !== undefined && { maxSize: input.descriptor.maxSize }),
+  }));
 }
 
 /** A stored file as the `file_stored` event and the answer list it. */

@@ -81,6 +81,8 @@ export interface ServerSettings {
   detectWorkspaceFiles?: boolean;
   /** Origins this server's canvas envelopes may be framed from (canvasOriginsOf). @default none */
   canvasOrigins?: readonly string[];
+  /** x-mcp-file data URIs carry `name=` (the server's `xMcpFileNameParam`). @default false */
+  xMcpFileNameParam?: boolean;
 }
 
 export interface ToolCallDeps {
@@ -179,6 +181,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
       workspace: getWorkspace,
       downloadUrl: deps.downloadUrl,
       base64LimitBytes: flags.base64_size_limit_bytes,
+      xMcpFileNameParam: settings.xMcpFileNameParam === true,
       signal: request.signal,
     });
     if (!prepared.ok) return fail(prepared.error, prepared.warnings);
@@ -200,7 +203,15 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     // 3. The call.
     const hooks: CallWithWatchdogHooks = eventHooks(events);
     const asking = deps.elicitations
-      ? { onElicitation: elicitationHook(events, deps.elicitations, user.owner, callEnded.signal) }
+      ? {
+          onElicitation: elicitationHook(
+            events,
+            deps.elicitations,
+            user.owner,
+            callEnded.signal,
+            connection.server,
+          ),
+        }
       : {};
     const call = await callWithWatchdog({
       connection,

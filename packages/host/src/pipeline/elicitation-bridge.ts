@@ -1,11 +1,13 @@
-// The elicitation bridge (MCP `elicitation/create`, form mode, with SEP-2356 `x-mcp-file` fields):
-// a server asks the user something in the middle of a call. The question goes out as a call event;
-// the user answers through `host.answerElicitation` (the API's POST
-// /api/calls/:id/elicitations/:elicitationId). File fields are answered with My Files ids, checked
+// The elicitation bridge (MCP `elicitation/create`): a server asks the user something in the
+// middle of a call. The question goes out as a call event; the user answers through
+// `host.answerElicitation` (the API's POST /api/calls/:id/elicitations/:elicitationId).
+// Form mode, with SEP-2356 `x-mcp-file` fields: file fields are answered with My Files ids, checked
 // against accept/maxSize exactly like x-mcp-file tool arguments and sent as RFC 2397 data URIs, so
-// the bytes never pass through the browser or the model. While a question is open the watchdog's
-// idle clock stands still (a person is typing); the hard cap and the user's cancel still apply, and
-// a question left unanswered for `timeoutMs` is answered `cancel`.
+// the bytes never pass through the browser or the model. URL mode (SEP-1036): the user opens a
+// link out of band; the answer is the action alone, never content. While a question is open the
+// watchdog's idle clock stands still (a person is typing, or signing in elsewhere); the hard cap
+// and the user's cancel still apply, and a question left unanswered for `timeoutMs` is answered
+// `cancel`.
 import { randomUUID } from 'node:crypto';
 import { FerryError, type FerryErrorCode, findFileInputs } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
@@ -100,6 +102,15 @@ async function resolveAnswer(
   answer: ElicitationAnswer,
   deps: { files: FileStore; owner: string; limitBytes: number },
 ): Promise<ElicitationResult> {
+  if (request.mode === 'url') {
+    // The interaction happens on the server's page; an answer that carries values is a mistake.
+    if (Object.keys(answer.content ?? {}).length > 0 || Object.keys(answer.files ?? {}).length > 0)
+      throw new FerryError(
+        'E_INVALID_INPUT',
+        'A link question is answered with accept, decline or cancel only',
+      );
+    return { action: answer.action };
+  }
   if (answer.action !== 'accept') return { action: answer.action };
   const schema = request.requestedSchema;
   const properties = isRecord(schema.properties) ? schema.properties : {};

@@ -63,12 +63,14 @@ export async function pickFileInputs(options: {
       }
       if (!check.ok) {
         const limit = input.descriptor.maxSize ?? 0;
+        // SEP-2356: the slot carries only files that fit inline; a server that takes larger ones
+        // "SHOULD obtain them via URL-mode elicitation" during the call, which Ferry shows as a link.
         return {
           ok: false,
           error: fileTooLargeError({
             fileSizeBytes: file.size,
             currentLimitBytes: limit,
-            message: check.reason,
+            message: `${check.reason} (the tool's maxSize for ${argument}; a tool that takes larger files asks for them with an upload link during the call)`,
           }),
         };
       }

@@ -4,7 +4,11 @@
 //   - filename / filenames / file_names naming a file of this user are handed over in the
 //     server's file mode (path | url | data-uri); other values pass through unchanged;
 //   - file_data_base64 (beside filename) is filled with the file's base64;
-//   - x-mcp-file arguments come only from the files the user picked (`fileInputs`).
+//   - x-mcp-file arguments come only from the files the user picked (`fileInputs`), as data URIs
+//     without `name=` (SEP-2356 final) unless the server is set for the earlier draft
+//     (`xMcpFileNameParam`); a paired filename argument gets the picked file's name, whatever the
+//     model wrote (dropped when nothing was picked).
+//   - data-uri file mode (filename/filenames/file_names) keeps `name=`: the argument *was* the name.
 // Every check (types, sizes, limits) runs before any file is materialized or encoded, so a call
 // that fails here has touched nothing. The transcript shows file names where the tool got
 // paths, URLs or base64.
@@ -31,6 +35,8 @@ export interface PrepareArgumentsInput {
   downloadUrl: (fileId: string, token: string) => string;
   /** The user's base64_size_limit_bytes: anything handed over inline must fit. */
   base64LimitBytes: number;
+  /** x-mcp-file data URIs carry `name=` (servers of the earlier SEP-2356 draft). @default false */
+  xMcpFileNameParam?: boolean;
   signal?: AbortSignal;
 }
 
@@ -67,6 +73,8 @@ interface Slot {
   index?: number;
   file: FileRecord;
   mode: HandedOver['mode'];
+  /** data-uri: with a `name=` parameter. */
+  nameParam: boolean;
 }
 
 export async function prepareArguments(input: PrepareArgumentsInput): Promise<PreparedArguments> {
@@ -74,10 +82,12 @@ export async function prepareArguments(input: PrepareArgumentsInput): Promise<Pr
   const warnings = [...c.warnings];
   const dropped: DroppedArgument[] = [];
   const fileInputNames = new Set(c.fileInputs.map((fileInput) => fileInput.path[0] as string));
+  const pairedNames = new Set(c.fileNameArguments.map((pair) => pair.argument));
   const args: Record<string, unknown> = {};
 
   for (const [key, value] of Object.entries(input.arguments)) {
     if (fileInputNames.has(key)) dropped.push({ argument: key, reason: 'file_input' });
+    else if (pairedNames.has(key)) dropped.push({ argument: key, reason: 'injected' });
     else if (key === 'file_data_base64' && c.fileDataBase64)
       dropped.push({ argument: key, reason: 'injected' });
     else if (key === 'username' && !c.username) dropped.push({ argument: key, reason: 'undeclared' });
@@ -96,8 +106,9 @@ export async function prepareArguments(input: PrepareArgumentsInput): Promise<Pr
   if (c.filename) {
     const file = await lookup(args.filename);
     // file-injection-pattern: the tool keys on the name and reads the bytes from file_data_base64.
-    if (file && c.fileDataBase64) slots.push({ argument: 'file_data_base64', file, mode: 'base64' });
-    else if (file) slots.push({ argument: 'filename', file, mode });
+    if (file && c.fileDataBase64)
+      slots.push({ argument: 'file_data_base64', file, mode: 'base64', nameParam: false });
+    else if (file) slots.push({ argument: 'filename', file, mode, nameParam: true });
   }
   for (const argument of ['filenames', 'file_names'] as const) {
     const value = args[argument];
@@ -106,7 +117,7 @@ export async function prepareArguments(input: PrepareArgumentsInput): Promise<Pr
     args[argument] = [...value];
     for (const [index, name] of value.entries()) {
       const file = await lookup(name);
-      if (file) slots.push({ argument, index, file, mode });
+      if (file) slots.push({ argument, index, file, mode, nameParam: true });
     }
   }
   const picked = await pickFileInputs({
@@ -116,7 +127,13 @@ export async function prepareArguments(input: PrepareArgumentsInput): Promise<Pr
     owner: user.owner,
   });
   if (!picked.ok) return fail(picked.error);
-  for (const pick of picked.slots) slots.push({ ...pick, mode: 'data-uri' });
+  const nameParam = input.xMcpFileNameParam === true;
+  for (const pick of picked.slots) slots.push({ ...pick, mode: 'data-uri', nameParam });
+  // The paired filename argument names the same pick, so the two cannot drift.
+  for (const pair of c.fileNameArguments) {
+    const pick = picked.slots.find((slot) => slot.argument === pair.fileInput && slot.index === undefined);
+    if (pick) args[pair.argument] = pick.file.name;
+  }
 
   // Limits before any work: nothing is materialized or encoded for a call that cannot happen.
   for (const slot of slots) {
@@ -137,7 +154,7 @@ export async function prepareArguments(input: PrepareArgumentsInput): Promise<Pr
   try {
     for (const slot of slots) {
       const { file } = slot;
-      const key = `${slot.mode}:${file.id}`;
+      const key = `${slot.mode}:${slot.nameParam}:${file.id}`;
       let value = done.get(key);
       if (value === undefined) {
         value = await handOver(input, slot);
@@ -187,6 +204,7 @@ async function handOver(input: PrepareArgumentsInput, slot: Slot): Promise<strin
         file,
         limitBytes: input.base64LimitBytes,
         dataUri: slot.mode === 'data-uri',
+        nameParam: slot.nameParam,
         signal: input.signal,
       });
   }

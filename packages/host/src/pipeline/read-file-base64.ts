@@ -11,8 +11,13 @@ export interface ReadBase64Options {
   file: FileRecord;
   /** Bytes; more than this fails with E_FILE_TOO_LARGE. */
   limitBytes: number;
-  /** Prefix `data:<mime>;name=<name>;base64,` (RFC 2397). */
+  /** Prefix `data:<mime>;base64,` (RFC 2397). */
   dataUri?: boolean;
+  /**
+   * With dataUri: carry the file's name as a `name=` parameter, `data:<mime>;name=<name>;base64,`
+   * (earlier SEP-2356 drafts; the final text has a separate filename argument instead). @default false
+   */
+  nameParam?: boolean;
   signal?: AbortSignal;
 }
 
@@ -25,7 +30,8 @@ export async function readFileBase64(options: ReadBase64Options): Promise<string
     });
   if (file.size > limitBytes) throw tooLarge(file.size);
 
-  const parts: string[] = options.dataUri ? [dataUriPrefix({ mime: file.mime, name: file.name })] : [];
+  const prefix = options.nameParam ? { mime: file.mime, name: file.name } : { mime: file.mime };
+  const parts: string[] = options.dataUri ? [dataUriPrefix(prefix)] : [];
   const { stream } = await files.get(owner, { id: file.id });
   const abort = () => stream.destroy(options.signal?.reason ?? new Error('aborted'));
   options.signal?.addEventListener('abort', abort, { once: true });

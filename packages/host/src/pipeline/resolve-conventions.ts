@@ -5,7 +5,14 @@
 //   file_names          v2 §4: several file references
 //   file_data_base64    file-injection-pattern: the file's bytes, only meaningful beside `filename`
 //   x-mcp-file          SEP-2356: file inputs the user picks, never the model
-import { type FileInput, findFileInputs } from '@ferry/contract';
+//   <input>_name …      SEP-2356: the paired filename argument, filled from the same pick
+//                       (findFileNameArguments; wins over the `filename` convention)
+import {
+  type FileInput,
+  type FileNameArgument,
+  findFileInputs,
+  findFileNameArguments,
+} from '@ferry/contract';
 
 export interface ToolConventions {
   /** Every property the schema declares (file inputs included). */
@@ -22,6 +29,8 @@ export interface ToolConventions {
   /** Declared beside `filename`. */
   fileDataBase64: boolean;
   fileInputs: FileInput[];
+  /** Ordinary string arguments that carry a picked file's name (filled by the host, not the model). */
+  fileNameArguments: FileNameArgument[];
   /** Ignored x-mcp-file keywords and the like, for logs. */
   warnings: string[];
 }
@@ -32,9 +41,13 @@ export function resolveConventions(inputSchema: unknown): ToolConventions {
   const declared = new Set(Object.keys(properties));
   const found = findFileInputs(schema);
   const fileInputs = found.inputs;
-  const fileInputNames = new Set(fileInputs.map((input) => input.path[0] as string));
-  // A property that is an x-mcp-file input follows SEP-2356, whatever it is called.
-  const convention = (name: string) => declared.has(name) && !fileInputNames.has(name);
+  const fileNameArguments = findFileNameArguments(schema, fileInputs);
+  const sep2356 = new Set([
+    ...fileInputs.map((input) => input.path[0] as string),
+    ...fileNameArguments.map((pair) => pair.argument),
+  ]);
+  // A property that is an x-mcp-file input (or its paired name) follows SEP-2356, whatever it is called.
+  const convention = (name: string) => declared.has(name) && !sep2356.has(name);
   const filename = convention('filename');
   const additional = schema.additionalProperties;
   return {
@@ -46,6 +59,7 @@ export function resolveConventions(inputSchema: unknown): ToolConventions {
     fileNames: convention('file_names'),
     fileDataBase64: filename && convention('file_data_base64'),
     fileInputs,
+    fileNameArguments,
     warnings: found.warnings.map((w) => `inputSchema${w.pointer}: ${w.reason}`),
   };
 }

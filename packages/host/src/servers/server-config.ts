@@ -100,7 +100,17 @@ const fileProviderSchema = z
     typeof value === 'boolean' ? { enabled: value, compat: false } : { enabled: true, compat: value.compat },
   );
 
+/**
+ * Which MCP revision to speak: `auto` probes with `server/discover` and falls back to `initialize`
+ * (a server that stays silent on the probe gets the fallback after PROBE_TIMEOUT_MS, once: the
+ * verdict is remembered); `2025-11-25` skips the probe (servers that misbehave on it);
+ * `2026-07-28` requires the modern revision and fails otherwise. @default 'auto'
+ */
+export const PROTOCOL_CHOICES = ['auto', '2025-11-25', '2026-07-28'] as const;
+export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
+
 const commonShape = {
+  protocol: z.enum(PROTOCOL_CHOICES).default('auto'),
   canvasOrigins: canvasOriginsSchema.optional(),
   timeouts: timeoutsSchema.prefault({}),
   /** A connection with no call for this long is closed (and a local process stopped). @default 600 */
@@ -108,6 +118,12 @@ const commonShape = {
   /** A disabled server stays listed but cannot be connected to. @default true */
   enabled: z.boolean().default(true),
   fileProvider: fileProviderSchema,
+  /**
+   * x-mcp-file data URIs carry the file's name as `name=` (`data:<mime>;name=<name>;base64,…`), for
+   * servers of the earlier SEP-2356 draft. Off: `data:<mime>;base64,…` as the final text has it,
+   * and the name goes to the tool's paired filename argument, if it declares one. @default false
+   */
+  xMcpFileNameParam: z.boolean().default(false),
 };
 
 /**
@@ -171,8 +187,30 @@ const stdioServerSchema = z
   })
   .superRefine(checkProviderPlaceholders);
 
+/**
+ * OAuth for a remote server (docs/oauth.md). On by default: a server that answers 401 with
+ * protected-resource metadata gets each user's own authorization; a server that never asks is
+ * not affected. `false` turns it off (a 401 then fails the call as before). `clientId` (with
+ * `clientSecret` for a confidential client) is a registration made beforehand, for authorization
+ * servers without dynamic registration; `scope` is asked for when the server names none. @default true
+ */
+const oauthSchema = z
+  .union([
+    z.boolean(),
+    z.strictObject({
+      clientId: text('oauth.clientId').optional(),
+      clientSecret: text('oauth.clientSecret').optional(),
+      scope: text('oauth.scope').optional(),
+    }),
+  ])
+  .default(true)
+  .transform(
+    (value): ServerOAuth => (typeof value === 'boolean' ? { enabled: value } : { enabled: true, ...value }),
+  );
+
 const remoteShape = {
   url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }),
+  oauth: oauthSchema,
   /**
    * Sent with every request; values may use the placeholders (e.g. `X-User: {{user}}`,
    * `X-File-Provider-Token: {{fileProviderToken}}` with fileProvider). @default {}
@@ -218,10 +256,14 @@ interface ServerConfigBase {
   readonly timeouts: ServerTimeouts;
   readonly idleSeconds: number;
   readonly enabled: boolean;
+  /** The MCP revision to speak (`auto`: negotiated). */
+  readonly protocol: ProtocolChoice;
   /** As configured; `canvasOriginsOf` applies the default. */
   readonly canvasOrigins?: readonly string[];
   /** `fileProvider` normalized: `true` is `{ enabled: true, compat: false }`. */
   readonly fileProvider: ServerFileProvider;
+  /** x-mcp-file data URIs carry `name=` (earlier SEP-2356 draft). */
+  readonly xMcpFileNameParam: boolean;
 }
 
 /** Whether a server's connections get the user's file provider, and which surface. */
@@ -244,6 +286,15 @@ export interface RemoteServerConfig extends ServerConfigBase {
   readonly transport: 'http' | 'sse';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly oauth: ServerOAuth;
+}
+
+/** `oauth` of a remote server, normalized: `true` is `{ enabled: true }`. */
+export interface ServerOAuth {
+  readonly enabled: boolean;
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly scope?: string;
 }
 
 /** A validated, defaults-filled, deep-frozen server entry. */

@@ -7,20 +7,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectProviderClient, FILE_PROVIDER_TOOL_NAMES } from '@ferry/test-helpers/file-provider-client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderEndpoint, type ProviderEndpoint } from '../../src/file-provider/provider-endpoint.js';
-import { parseFileProviderSettings } from '../../src/file-provider/provider-settings.js';
-import { createProviderTokens, type ProviderTokens } from '../../src/file-provider/provider-tokens.js';
-import type { FileProviderSettings, ProviderCallbackEvent } from '../../src/file-provider/provider-types.js';
-import { openTestStorage, type TestStorage } from '../pipeline/support/test-storage.js';
+import type { ProviderTokens } from '../../src/file-provider/provider-tokens.js';
+import type { ProviderCallbackEvent } from '../../src/file-provider/provider-types.js';
+import type { TestStorage } from '../pipeline/support/test-storage.js';
+import { PROVIDER_SETTINGS, setUpProviderEndpoint } from './support/provider-endpoint-setup.js';
 
-/** The config's defaults, turned on. */
-const SETTINGS: FileProviderSettings = parseFileProviderSettings({ enabled: true });
 const HELLO = 'Hello, World!';
 
 let storage: TestStorage;
-let workspace: string;
 let time: number;
 let tokens: ProviderTokens;
 let events: ProviderCallbackEvent[];
@@ -39,26 +37,13 @@ async function listen(endpoint: ProviderEndpoint): Promise<{ server: Server; bas
 }
 
 beforeAll(async () => {
-  storage = await openTestStorage();
-  workspace = join(storage.dir, 'workspace-alice');
-  await mkdir(join(workspace, 'src'), { recursive: true });
-  await writeFile(join(workspace, 'hello.txt'), HELLO);
   time = Date.now();
-  tokens = createProviderTokens({ defaultTtlSeconds: 3600, now: () => time });
   events = [];
-  const endpoint = createProviderEndpoint({
-    tokens,
-    settings: SETTINGS,
-    scopeFor: async (username) => ({
-      username,
-      owner: storage.owner,
-      workspaceHostDir: workspace,
-      files: storage.files,
-      settings: SETTINGS,
-    }),
-    onCallback: (event) => events.push(event),
-  });
-  ({ server: http, base } = await listen(endpoint));
+  const setup = await setUpProviderEndpoint({ now: () => time, onCallback: (event) => events.push(event) });
+  ({ storage, tokens } = setup);
+  await mkdir(join(setup.workspace, 'src'));
+  await writeFile(join(setup.workspace, 'hello.txt'), HELLO);
+  ({ server: http, base } = await listen(setup.endpoint));
 });
 
 afterEach(async () => {
@@ -74,11 +59,7 @@ afterAll(async () => {
 });
 
 async function sdkClient(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'provider-test', version: '0.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
+  const client = await connectProviderClient(url, { token });
   clients.push(client);
   return client;
 }
@@ -89,17 +70,7 @@ describe('standard surface (official SDK client)', () => {
     const client = await sdkClient(`${base}/alice/mcp`, token);
     expect(client.getServerVersion()).toMatchObject({ name: 'ferry-file-provider', version: '1.0.0' });
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      [
-        'calculate_file_hash',
-        'file_exists',
-        'find_files',
-        'get_file_stats',
-        'list_directory',
-        'read_file',
-        'read_file_binary',
-      ].sort(),
-    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual(FILE_PROVIDER_TOOL_NAMES);
     expect(tools.find((tool) => tool.name === 'read_file')?.inputSchema).toMatchObject({ type: 'object' });
   });
 
@@ -376,7 +347,7 @@ describe('HTTP answers', () => {
   it('404 when the provider is off', async () => {
     const off = createProviderEndpoint({
       tokens,
-      settings: { ...SETTINGS, enabled: false },
+      settings: { ...PROVIDER_SETTINGS, enabled: false },
       scopeFor: () => Promise.reject(new Error('not reached')),
     });
     const { server, base: offBase } = await listen(off);

@@ -18,44 +18,39 @@ function refusal(raw: unknown, context = open) {
 }
 
 describe('parseProviderPath', () => {
-  it('maps the workspace and normalizes // and /./ and a trailing slash', () => {
-    expect(parseProviderPath(open, '/tmp/alice')).toEqual({
-      kind: 'workspace',
-      toolPath: '/tmp/alice',
-      relative: '',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/')).toEqual({
-      kind: 'workspace',
-      toolPath: '/tmp/alice',
-      relative: '',
-    });
-    expect(parseProviderPath(open, '//tmp//alice/./src//a.py/')).toEqual({
-      kind: 'workspace',
-      toolPath: '/tmp/alice/src/a.py',
-      relative: 'src/a.py',
-    });
+  // The workspace, normalized (// and /./ and a trailing slash), and the virtual My Files tree.
+  it.each([
+    ['/tmp/alice', { kind: 'workspace', toolPath: '/tmp/alice', relative: '' }],
+    ['/tmp/alice/', { kind: 'workspace', toolPath: '/tmp/alice', relative: '' }],
+    [
+      '//tmp//alice/./src//a.py/',
+      { kind: 'workspace', toolPath: '/tmp/alice/src/a.py', relative: 'src/a.py' },
+    ],
+    ['/tmp/alice/my_files', { kind: 'my-files-root', toolPath: '/tmp/alice/my_files' }],
+    [
+      '/tmp/alice/my_files/generated/',
+      { kind: 'my-files-dir', toolPath: '/tmp/alice/my_files/generated', source: 'generated' },
+    ],
+    [
+      '/tmp/alice/my_files/uploaded/report v2.pdf',
+      {
+        kind: 'my-files-file',
+        toolPath: '/tmp/alice/my_files/uploaded/report v2.pdf',
+        source: 'uploaded',
+        name: 'report v2.pdf',
+      },
+    ],
+  ])('maps %j', (raw, expected) => {
+    expect(parseProviderPath(open, raw)).toEqual(expected);
   });
 
-  it('maps the virtual My Files tree', () => {
-    expect(parseProviderPath(open, '/tmp/alice/my_files')).toEqual({
-      kind: 'my-files-root',
-      toolPath: '/tmp/alice/my_files',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/my_files/generated/')).toEqual({
-      kind: 'my-files-dir',
-      toolPath: '/tmp/alice/my_files/generated',
-      source: 'generated',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/my_files/uploaded/report v2.pdf')).toEqual({
-      kind: 'my-files-file',
-      toolPath: '/tmp/alice/my_files/uploaded/report v2.pdf',
-      source: 'uploaded',
-      name: 'report v2.pdf',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/my_files/other').kind).toBe('my-files-missing');
-    expect(parseProviderPath(open, '/tmp/alice/my_files/uploaded/a/b').kind).toBe('my-files-missing');
+  it.each([
+    ['/tmp/alice/my_files/other', 'my-files-missing'],
+    ['/tmp/alice/my_files/uploaded/a/b', 'my-files-missing'],
     // Only `my_files` at the workspace root is virtual.
-    expect(parseProviderPath(open, '/tmp/alice/src/my_files/uploaded').kind).toBe('workspace');
+    ['/tmp/alice/src/my_files/uploaded', 'workspace'],
+  ])('maps %j to %s', (raw, kind) => {
+    expect(parseProviderPath(open, raw).kind).toBe(kind);
   });
 
   it.each([
@@ -102,24 +97,14 @@ describe('parseProviderPath', () => {
     });
   });
 
-  it('accepts harmless names: a ~ inside a name, %41, a lone %', () => {
-    expect(parseProviderPath(open, '/tmp/alice/notes.txt~')).toMatchObject({
-      kind: 'workspace',
-      relative: 'notes.txt~',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/%41.txt')).toMatchObject({
-      kind: 'workspace',
-      relative: '%41.txt',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/100%')).toMatchObject({ kind: 'workspace', relative: '100%' });
-    expect(parseProviderPath(open, '/tmp/alice/50%25off')).toMatchObject({
-      kind: 'workspace',
-      relative: '50%25off',
-    });
-    expect(parseProviderPath(open, '/tmp/alice/.hidden/..x')).toMatchObject({
-      kind: 'workspace',
-      relative: '.hidden/..x',
-    });
+  it.each([
+    ['a ~ inside a name', '/tmp/alice/notes.txt~', 'notes.txt~'],
+    ['%41', '/tmp/alice/%41.txt', '%41.txt'],
+    ['a lone %', '/tmp/alice/100%', '100%'],
+    ['%25', '/tmp/alice/50%25off', '50%25off'],
+    ['..x after a dot directory', '/tmp/alice/.hidden/..x', '.hidden/..x'],
+  ])('accepts a harmless name: %s', (_, raw, relative) => {
+    expect(parseProviderPath(open, raw)).toMatchObject({ kind: 'workspace', relative });
   });
 });
 

@@ -2,23 +2,19 @@
 // the token still required (and the socket user's), file modes, stale and live socket files, and
 // the path length limit. Real FileStore, real workspace, real sockets in a short temp dir.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { unixSocketFetch } from '@ferry/server-kit';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { connectProviderClient } from '@ferry/test-helpers/file-provider-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderEndpoint } from '../../src/file-provider/provider-endpoint.js';
-import { parseFileProviderSettings } from '../../src/file-provider/provider-settings.js';
 import { createProviderSockets, type ProviderSockets } from '../../src/file-provider/provider-sockets.js';
-import { createProviderTokens, type ProviderTokens } from '../../src/file-provider/provider-tokens.js';
-import type { FileProviderSettings } from '../../src/file-provider/provider-types.js';
-import { openTestStorage, type TestStorage } from '../pipeline/support/test-storage.js';
-
-/** The config's defaults, turned on. */
-const SETTINGS: FileProviderSettings = parseFileProviderSettings({ enabled: true });
+import type { ProviderTokens } from '../../src/file-provider/provider-tokens.js';
+import type { TestStorage } from '../pipeline/support/test-storage.js';
+import { PROVIDER_SETTINGS, setUpProviderEndpoint } from './support/provider-endpoint-setup.js';
 
 let storage: TestStorage;
 let sockDir: string;
@@ -26,25 +22,12 @@ let tokens: ProviderTokens;
 let sockets: ProviderSockets;
 
 beforeAll(async () => {
-  storage = await openTestStorage();
-  const workspace = join(storage.dir, 'workspace-alice');
-  await mkdir(workspace, { recursive: true });
-  await writeFile(join(workspace, 'hello.txt'), 'Hello over a socket');
+  const setup = await setUpProviderEndpoint();
+  ({ storage, tokens } = setup);
+  await writeFile(join(setup.workspace, 'hello.txt'), 'Hello over a socket');
   // Socket paths are limited to 107 bytes: a short base, not the test's own temp dir.
   sockDir = join(await mkdtemp(join(tmpdir(), 'fps-')), 'run');
-  tokens = createProviderTokens({ defaultTtlSeconds: 3600 });
-  const endpoint = createProviderEndpoint({
-    tokens,
-    settings: SETTINGS,
-    scopeFor: async (username) => ({
-      username,
-      owner: storage.owner,
-      workspaceHostDir: workspace,
-      files: storage.files,
-      settings: SETTINGS,
-    }),
-  });
-  sockets = createProviderSockets({ dir: sockDir, endpoint });
+  sockets = createProviderSockets({ dir: sockDir, endpoint: setup.endpoint });
 });
 
 afterAll(async () => {
@@ -63,13 +46,10 @@ describe('provider sockets', () => {
     expect([mode.isSocket(), mode.mode & 0o777]).toEqual([true, 0o666]);
 
     const { token } = tokens.mint({ username: 'alice' });
-    const client = new Client({ name: 'socket-test', version: '0.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('http://ferry.local/api/file-provider/alice/mcp'), {
-        fetch: unixSocketFetch(path),
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    const client = await connectProviderClient('http://ferry.local/api/file-provider/alice/mcp', {
+      token,
+      fetch: unixSocketFetch(path),
+    });
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'ferry-file-provider', version: '1.0.0' });
       expect((await client.listTools()).tools).toHaveLength(7);
@@ -117,7 +97,11 @@ describe('provider sockets', () => {
     ]).catch(() => undefined);
     expect((await stat(stale)).isSocket()).toBe(true);
 
-    const endpoint = createProviderEndpoint({ tokens, settings: SETTINGS, scopeFor: () => Promise.reject() });
+    const endpoint = createProviderEndpoint({
+      tokens,
+      settings: PROVIDER_SETTINGS,
+      scopeFor: () => Promise.reject(),
+    });
     const first = createProviderSockets({ dir, endpoint });
     const second = createProviderSockets({ dir, endpoint });
     try {
@@ -135,7 +119,11 @@ describe('provider sockets', () => {
   });
 
   it('says so when the socket path is too long', async () => {
-    const endpoint = createProviderEndpoint({ tokens, settings: SETTINGS, scopeFor: () => Promise.reject() });
+    const endpoint = createProviderEndpoint({
+      tokens,
+      settings: PROVIDER_SETTINGS,
+      scopeFor: () => Promise.reject(),
+    });
     const long = createProviderSockets({ dir: join(tmpdir(), 'x'.repeat(100)), endpoint });
     await expect(long.socketFor('alice')).rejects.toThrow(/Unix sockets allow 107/);
     await long.close();

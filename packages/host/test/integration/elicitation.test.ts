@@ -1,6 +1,9 @@
-// The elicitation bridge end to end: the xfile example asks mid-call (MCP elicitation/create, form
-// mode) for a document through an x-mcp-file field; the host emits the question as an event, the
-// user answers with a My Files id, and the server receives the file's bytes as a data URI.
+// The elicitation bridge end to end: the xfile example asks mid-call (form mode) for a document
+// through an x-mcp-file field; the host emits the question as an event, the user answers with a My
+// Files id, and the server receives the file's bytes as a data URI. Each case runs three ways: over
+// stdio on 2026-07-28 (multi round-trip: the question is an `input_required` result and the call is
+// retried with the answer), over stdio pinned to 2025-11-25 (a real `elicitation/create` request,
+// the SDK's legacy shim on the server side), and over Streamable HTTP (2026-07-28).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +11,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type CallEvent, FerryError } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { type HttpServerProcess, startHttp } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host.js';
 import { REPO_ROOT } from '../support/servers.js';
@@ -22,6 +26,7 @@ const CSV = 'region,sales\nNorth,120\nSouth,80\n';
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
 let dir: string;
+let http: HttpServerProcess;
 let storage: OpenedStorage;
 let host: Host;
 const owners: Record<string, string> = {};
@@ -29,14 +34,21 @@ const fileIds: Record<string, string> = {};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ferry-elicit-'));
+  http = await startHttp('xfile', join(dir, 'http-workspaces'));
   storage = await openStorage(loadStorageConfig({ env: { FERRY_DATA_DIR: join(dir, 'data') } }));
+  // A second without progress would time the call out: only a stopped clock survives a user who
+  // takes longer than that to answer.
+  const quick = { timeouts: { noticeSeconds: [], timeoutSeconds: 1, hardCapSeconds: 30 } };
+  const remote = { transport: 'http' as const, url: http.url.href };
   host = createHost({
     config: {
       servers: {
         xfile,
-        // A second without progress would time the call out: only a stopped clock survives
-        // a user who takes longer than that to answer.
-        quick: { ...xfile, timeouts: { noticeSeconds: [], timeoutSeconds: 1, hardCapSeconds: 30 } },
+        'xfile-quick': { ...xfile, ...quick },
+        'xfile-2025': { ...xfile, protocol: '2025-11-25' },
+        'xfile-2025-quick': { ...xfile, protocol: '2025-11-25', ...quick },
+        'xfile-http': remote,
+        'xfile-http-quick': { ...remote, ...quick },
       },
     },
     files: storage.files,
@@ -56,12 +68,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.close();
+  await http?.stop();
   await storage?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts review_document and resolves with the question once it is asked. */
-function startReview(server = 'xfile') {
+/** Starts `tool` of `server` and resolves with the question once it is asked. */
+function startReview(server: string, tool = 'review_document') {
   const events: CallEvent[] = [];
   let asked!: (event: Extract<CallEvent, { type: 'elicitation' }>) => void;
   const question = new Promise<Extract<CallEvent, { type: 'elicitation' }>>((resolve) => {
@@ -71,8 +84,8 @@ function startReview(server = 'xfile') {
     {
       user: { owner: owners.alice as string, username: 'alice' },
       server,
-      tool: 'review_document',
-      arguments: { purpose: 'Q3 review' },
+      tool,
+      arguments: tool === 'review_document' ? { purpose: 'Q3 review' } : {},
     },
     (event) => {
       events.push(event);
@@ -97,9 +110,20 @@ function reply(
   });
 }
 
-describe('elicitation with a file field', () => {
+const WAYS = [
+  { way: 'stdio, 2026-07-28 (multi round-trip)', server: 'xfile', era: 'modern' },
+  { way: 'stdio, 2025-11-25 (elicitation/create)', server: 'xfile-2025', era: 'legacy' },
+  { way: 'Streamable HTTP, 2026-07-28 (multi round-trip)', server: 'xfile-http', era: 'modern' },
+] as const;
+
+describe.each(WAYS)('elicitation with a file field: $way', ({ server, era }) => {
+  it('speaks the revision under test', async () => {
+    const connection = await host.pool.get(server, 'alice');
+    expect(connection.protocolEra).toBe(era);
+  });
+
   it('asks with the form and its file fields, and delivers the picked file as a data URI', async () => {
-    const { events, question, response } = startReview();
+    const { events, question, response } = startReview(server);
     const asked = await question;
     expect(asked.message).toBe('Which document should I use for the Q3 review?');
     expect(asked.fileFields).toEqual([
@@ -132,7 +156,8 @@ describe('elicitation with a file field', () => {
     expect(done.status).toBe('finished');
     expect(done.forModel.results).toEqual({
       action: 'accept',
-      name: 'sales.csv',
+      // SEP-2356 final: no `name=` in the data URI (xMcpFileNameParam is off).
+      name: null,
       media_type: 'text/csv',
       byte_size: Buffer.byteLength(CSV),
       sha256: sha256(CSV),
@@ -149,14 +174,34 @@ describe('elicitation with a file field', () => {
   });
 
   it('a decline reaches the server as decline', async () => {
-    const { question, response } = startReview();
+    const { question, response } = startReview(server);
     const asked = await question;
     await reply(asked, 'decline');
     expect((await response).forModel.results).toEqual({ action: 'decline' });
   });
 
+  it('an accepted form left empty reaches the server as {}', async () => {
+    const { question, response } = startReview(server, 'ask_note');
+    const asked = await question;
+    expect(asked.fileFields).toEqual([]);
+    await reply(asked, 'accept');
+    expect((await response).forModel.results).toEqual({ action: 'accept', content: {} });
+  });
+
+  it('a cancel of an optional form reaches the server as cancel, and a note as written', async () => {
+    const first = startReview(server, 'ask_note');
+    await reply(await first.question, 'cancel');
+    expect((await first.response).forModel.results).toEqual({ action: 'cancel', content: null });
+    const second = startReview(server, 'ask_note');
+    await reply(await second.question, 'accept', { content: { note: 'ship it' } });
+    expect((await second.response).forModel.results).toEqual({
+      action: 'accept',
+      content: { note: 'ship it' },
+    });
+  });
+
   it('the idle clock stands still while the user answers (1 s timeout, 2.5 s to answer)', async () => {
-    const { events, question, response } = startReview('quick');
+    const { events, question, response } = startReview(`${server}-quick`);
     const asked = await question;
     // A person taking their time: this wait is the behaviour under test, not a race.
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -167,7 +212,7 @@ describe('elicitation with a file field', () => {
   });
 
   it('an unanswered question is cancelled at its timeout, and the server hears cancel', async () => {
-    const { events, response } = startReview();
+    const { events, response } = startReview(server);
     const done = await response;
     expect(done.forModel.results).toEqual({ action: 'cancel' });
     expect(events.find((event) => event.type === 'elicitation_answered')).toMatchObject({ action: 'cancel' });
@@ -179,7 +224,7 @@ describe('elicitation with a file field', () => {
     const response = host.callTool(
       {
         user: { owner: owners.alice as string, username: 'alice' },
-        server: 'xfile',
+        server,
         tool: 'review_document',
         arguments: {},
         signal: controller.signal,
@@ -197,7 +242,7 @@ describe('elicitation with a file field', () => {
 
 it('FerryError is what a refused answer throws', async () => {
   // Keeps the API's mapping honest: answers fail with FerryError codes, not plain Errors.
-  const { question, response } = startReview();
+  const { question, response } = startReview('xfile');
   const asked = await question;
   const refused = await reply(asked, 'accept', { files: { document: 'no-such-id' } }).catch(
     (error: unknown) => error,

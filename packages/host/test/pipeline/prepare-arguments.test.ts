@@ -202,14 +202,56 @@ describe('x-mcp-file', () => {
         { fileInputs: { image: png.id } },
       ),
     );
+    // SEP-2356 final: a plain RFC 2397 data URI, no `name=`.
+    expect(r.arguments.image).toBe(`data:image/png;base64,${PNG_1X1}`);
     const parsed = parseDataUri(r.arguments.image);
     if (!parsed.ok) throw new Error(parsed.reason);
-    expect(parsed.value).toMatchObject({ mime: 'image/png', name: 'dot.png' });
-    expect(Buffer.from(parsed.value.data()).toString('base64')).toBe(PNG_1X1);
+    expect(parsed.value.name).toBeUndefined();
     expect(r.transcript).toEqual({ image: 'dot.png' });
     expect(r.dropped).toEqual([{ argument: 'image', reason: 'file_input' }]);
     const none = await ok(prepare({ image: fileInput({}) }, { image: 'data:,x' }));
     expect(none.arguments).toEqual({});
+  });
+
+  it("xMcpFileNameParam: the earlier draft's `name=` before ;base64", async () => {
+    const png = await st.put('my dot.png', Buffer.from(PNG_1X1, 'base64'));
+    const r = await ok(
+      prepare({ image: fileInput({}) }, {}, { fileInputs: { image: png.id }, xMcpFileNameParam: true }),
+    );
+    expect(r.arguments.image).toBe(`data:image/png;name=my%20dot.png;base64,${PNG_1X1}`);
+  });
+
+  it('fills the paired filename argument from the same pick, whatever the model wrote', async () => {
+    const csv = await st.put('q3 sales.csv', 'a,b\n');
+    const properties = { document: fileInput({}), document_name: s, note: s };
+    const r = await ok(
+      prepare(properties, { document_name: '/etc/passwd', note: 'hi' }, { fileInputs: { document: csv.id } }),
+    );
+    expect(r.arguments).toEqual({
+      document: `data:text/csv;base64,${Buffer.from('a,b\n').toString('base64')}`,
+      document_name: 'q3 sales.csv',
+      note: 'hi',
+    });
+    expect(r.transcript).toEqual({ document: 'q3 sales.csv', document_name: 'q3 sales.csv', note: 'hi' });
+    expect(r.dropped).toContainEqual({ argument: 'document_name', reason: 'injected' });
+    // Nothing picked: the model's value is dropped all the same, the tool gets no name.
+    const none = await ok(prepare(properties, { document_name: 'made-up.csv' }));
+    expect(none.arguments).toEqual({});
+  });
+
+  it('a `filename` paired with the only x-mcp-file input is its name, not a My Files reference', async () => {
+    const csv = await st.put('picked.csv', 'x\n');
+    await st.put('other.csv', 'y\n');
+    const r = await ok(
+      prepare(
+        { document: fileInput({}), filename: s },
+        { filename: 'other.csv' },
+        { fileInputs: { document: csv.id } },
+      ),
+    );
+    expect(r.arguments.filename).toBe('picked.csv');
+    expect(r.handedOver.map((h) => h.argument)).toEqual(['document']);
+    expect(workspaceAsked).toBe(0);
   });
 
   it('multi-file inputs take several picks, in order', async () => {

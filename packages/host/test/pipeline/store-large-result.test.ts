@@ -169,7 +169,7 @@ describe('with the default limit (16,000 characters)', () => {
 
   it('a 1 MiB text result is stored as a .txt file, the text itself', async () => {
     const { response } = await env.call('big_text', { mib: 1, fill: 'x' });
-    expect(response.status).toBe('finished');
+    expect(response.status, JSON.stringify(response.forUi.error)).toBe('finished');
     const [file] = response.forUi.files;
     if (!file) throw new Error('no file');
     expect(file.name).toMatch(/^big_text-result-[0-9a-z]{8}\.txt$/);

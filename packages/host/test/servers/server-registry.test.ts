@@ -33,8 +33,20 @@ describe('server registry: defaults', () => {
       timeouts: { noticeSeconds: [15, 20, 25], timeoutSeconds: 30, hardCapSeconds: 600 },
       idleSeconds: 600,
       enabled: true,
+      protocol: 'auto',
       fileProvider: { enabled: false, compat: false },
+      xMcpFileNameParam: false,
     });
+  });
+
+  it('xMcpFileNameParam: name= in x-mcp-file data URIs, for servers of the earlier SEP-2356 draft', () => {
+    const registry = createServerRegistry({
+      old: { transport: 'http', url: 'https://tools.example.com/mcp', xMcpFileNameParam: true },
+    });
+    expect(registry.get('old')).toMatchObject({ xMcpFileNameParam: true });
+    expect(() =>
+      createServerRegistry({ old: { transport: 'stdio', command: 'x', xMcpFileNameParam: 'yes' as never } }),
+    ).toThrow(/xMcpFileNameParam/);
   });
 
   it('defaults remote servers to the url file mode, with no process settings', () => {

@@ -102,6 +102,26 @@ function catalogMigrations(traits: CatalogTraits): Record<string, Migration> {
           .execute();
       },
     },
+    // OAuth credentials of remote MCP servers, one row per (user, server) (oauth/). `secrets` is
+    // AES-256-GCM ciphertext; `state` is the pending authorization's state, looked up at the callback.
+    '0003_oauth_credentials': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('oauth_credentials')
+          .addColumn('username', 'text', (c) => c.notNull())
+          .addColumn('server', 'text', (c) => c.notNull())
+          .addColumn('state', 'text')
+          .addColumn('secrets', 'text', (c) => c.notNull())
+          .addColumn('updated_at', timestamp, (c) => c.notNull())
+          .addPrimaryKeyConstraint('oauth_credentials_pk', ['username', 'server'])
+          .execute();
+        await db.schema
+          .createIndex('oauth_credentials_state')
+          .on('oauth_credentials')
+          .columns(['username', 'state'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -64,9 +64,19 @@ export interface ConversationMessagesTable {
   created_at: Timestamp;
 }
 
+/** OAuth credentials of one user for one remote MCP server (see oauth/); `secrets` is ciphertext. */
+export interface OAuthCredentialsTable {
+  username: string;
+  server: string;
+  state: string | null;
+  secrets: string;
+  updated_at: Timestamp;
+}
+
 export interface CatalogTables {
   files: FilesTable;
   users: UsersTable;
   conversations: ConversationsTable;
   conversation_messages: ConversationMessagesTable;
+  oauth_credentials: OAuthCredentialsTable;
 }

@@ -25,6 +25,7 @@ export async function connectInMemory(
   return {
     server: options.name ?? 'test',
     kind: options.kind ?? 'local',
+    protocolEra: client.getProtocolEra(),
     kills,
     listTools: async () => (await client.listTools()).tools,
     callTool: (request, callOptions) =>

@@ -1,0 +1,96 @@
+import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
+
+// The SDK (2.4) speaks the 2026-07-28 wire but not the tasks extension (SEP-2663): its result
+// decoder rejects `resultType: "task"` as an unsupported result type and drops the handle with
+// it, and it has no way to add an extension to one request's capabilities. This tap sits on the
+// connection's transport, the one place that sees both directions whole:
+//   - outbound: a tools/call carrying TASKS_OPT_IN in `_meta` gets the extension added to the
+//     per-request client capabilities the SDK attached, and the private key removed (it never
+//     reaches the wire);
+//   - inbound: that call's `resultType: "task"` answer becomes an ordinary-looking CallToolResult
+//     holding the task under TASK_HANDLE_META, which task-call.ts follows (isError keeps the SDK's
+//     output-schema check away from the placeholder);
+//   - inbound `notifications/tasks` for a followed task go to its listener.
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** Ferry-private request `_meta` key: "declare the tasks extension on this call". */
+export const TASKS_OPT_IN = 'dev.ferry/tasks-opt-in';
+/** Ferry-private result `_meta` key holding the CreateTaskResult the server answered. */
+export const TASK_HANDLE_META = 'dev.ferry/task-handle';
+
+export interface TaskTap {
+  /** Calls `listener` with each notifications/tasks for `taskId` until the returned stop runs. */
+  onTaskNotification(taskId: string, listener: (task: Record<string, unknown>) => void): () => void;
+}
+
+const taps = new WeakMap<Transport, TaskTap>();
+
+/** The tap of `transport`, installed on first use (after `Client.connect` set its onmessage). */
+export function taskTap(transport: Transport): TaskTap {
+  const existing = taps.get(transport);
+  if (existing) return existing;
+  /** Ids of tools/call requests in flight that declared the extension. */
+  const declared = new Set<string | number>();
+  const listeners = new Map<string, (task: Record<string, unknown>) => void>();
+
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(declare(message, declared), options);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+    if ('method' in message && message.method === 'notifications/tasks' && !('id' in message)) {
+      const params = message.params as Record<string, unknown> | undefined;
+      const listener = typeof params?.taskId === 'string' ? listeners.get(params.taskId) : undefined;
+      // Consumed when someone follows the task: the SDK knows no such notification.
+      if (listener && params) return listener(params);
+    }
+    deliver?.call(transport, handOver(message, declared), extra);
+  };
+
+  const tap: TaskTap = {
+    onTaskNotification(taskId, listener) {
+      listeners.set(taskId, listener);
+      return () => {
+        if (listeners.get(taskId) === listener) listeners.delete(taskId);
+      };
+    },
+  };
+  taps.set(transport, tap);
+  return tap;
+}
+
+function declare(message: JSONRPCMessage, declared: Set<string | number>): JSONRPCMessage {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return message;
+  const params = message.params as { _meta?: Record<string, unknown> } | undefined;
+  const meta = params?._meta;
+  if (meta === undefined || !(TASKS_OPT_IN in meta)) return message;
+  const { [TASKS_OPT_IN]: _optIn, ...rest } = meta;
+  const capabilities = rest[CLIENT_CAPABILITIES_META_KEY];
+  // A legacy-era request has no per-request capabilities: nothing to declare (SEP-2663 applies
+  // to 2026-07-28 only), the private key is still removed.
+  if (typeof capabilities === 'object' && capabilities !== null) {
+    const { extensions } = capabilities as { extensions?: Record<string, unknown> };
+    rest[CLIENT_CAPABILITIES_META_KEY] = {
+      ...capabilities,
+      extensions: { ...extensions, [TASKS_EXTENSION]: {} },
+    };
+    // Bounded: calls abandoned before their answer (cancelled) never clear their id.
+    if (declared.size >= 1024) declared.delete(declared.values().next().value as string | number);
+    declared.add(message.id);
+  }
+  return { ...message, params: { ...params, _meta: rest } } as JSONRPCMessage;
+}
+
+function handOver(message: JSONRPCMessage, declared: Set<string | number>): JSONRPCMessage {
+  if (!('id' in message) || 'method' in message || message.id === undefined) return message;
+  if (!declared.delete(message.id)) return message;
+  if (!('result' in message)) return message;
+  const result = message.result as Record<string, unknown>;
+  // Only a call that declared the extension may get a task; any other keeps the SDK's verdict.
+  if (result.resultType !== 'task') return message;
+  const { resultType: _type, ...task } = result;
+  return {
+    ...message,
+    result: { resultType: 'complete', content: [], isError: true, _meta: { [TASK_HANDLE_META]: task } },
+  } as JSONRPCMessage;
+}
