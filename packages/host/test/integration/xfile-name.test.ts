@@ -1,4 +1,4 @@
-// SEP-2356 final against the real xfile example over stdio: `store_named_document` takes a
+// SEP-2356 final against the real xfile example over stdio and Streamable HTTP: `store_named_document` takes a
 // document (x-mcp-file) and its name in an ordinary `document_name` argument. Ferry sends the
 // picked file as a data URI without `name=` and fills `document_name` from the same pick, whatever
 // the model wrote; a server set to `xMcpFileNameParam` gets the earlier draft's `name=` as well.
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { type HttpServerProcess, startHttp } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host.js';
 import { resolveConventions } from '../../src/pipeline/resolve-conventions.js';
@@ -23,6 +24,7 @@ const CSV = 'region,sales\nNorth,120\n';
 const NAME = 'Q3 sales (final).csv';
 
 let dir: string;
+let http: HttpServerProcess;
 let storage: OpenedStorage;
 let host: Host;
 let owner: string;
@@ -31,8 +33,17 @@ let fileId: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ferry-xfile-name-'));
   storage = await openStorage(loadStorageConfig({ env: { FERRY_DATA_DIR: join(dir, 'data') } }));
+  http = await startHttp('xfile', join(dir, 'http-workspaces'));
+  const remote = { transport: 'http' as const, url: http.url.href };
   host = createHost({
-    config: { servers: { xfile, 'xfile-draft': { ...xfile, xMcpFileNameParam: true } } },
+    config: {
+      servers: {
+        xfile,
+        'xfile-draft': { ...xfile, xMcpFileNameParam: true },
+        'xfile-http': remote,
+        'xfile-http-draft': { ...remote, xMcpFileNameParam: true },
+      },
+    },
     files: storage.files,
     workspacesRoot: join(dir, 'workspaces'),
     downloadUrl: (id, token) => `http://127.0.0.1:1/api/files/${id}/content?token=${token}`,
@@ -44,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.close();
+  await http?.stop();
   await storage?.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -57,7 +69,7 @@ const call = (server: string, args: Record<string, unknown>, picked = true) =>
     ...(picked ? { fileInputs: { document: fileId } } : {}),
   });
 
-describe('x-mcp-file with a paired filename argument (xfile store_named_document, stdio)', () => {
+describe('x-mcp-file with a paired filename argument (xfile store_named_document)', () => {
   it('the tool schema pairs document_name with document', async () => {
     const tool = (await host.listTools('xfile', 'alice')).find((t) => t.name === 'store_named_document');
     const conventions = resolveConventions(tool?.inputSchema);
@@ -67,24 +79,30 @@ describe('x-mcp-file with a paired filename argument (xfile store_named_document
     ]);
   });
 
-  it('the server gets the stored name in document_name and a data URI without name=', async () => {
-    const r = await call('xfile', { document_name: 'invented-by-the-model.csv' });
-    expect(r.status, JSON.stringify(r.forModel)).toBe('finished');
-    expect(r.forModel.results).toEqual({
-      document_name: NAME,
-      name_param: null,
-      media_type: 'text/csv',
-      byte_size: CSV.length,
-      sha256: createHash('sha256').update(CSV).digest('hex'),
-    });
-    expect(r.transcript).toEqual({ document: NAME, document_name: NAME });
-  });
+  it.each(['xfile', 'xfile-http'])(
+    '%s: the server gets the stored name in document_name and a data URI without name=',
+    async (server) => {
+      const r = await call(server, { document_name: 'invented-by-the-model.csv' });
+      expect(r.status, JSON.stringify(r.forModel)).toBe('finished');
+      expect(r.forModel.results).toEqual({
+        document_name: NAME,
+        name_param: null,
+        media_type: 'text/csv',
+        byte_size: CSV.length,
+        sha256: createHash('sha256').update(CSV).digest('hex'),
+      });
+      expect(r.transcript).toEqual({ document: NAME, document_name: NAME });
+    },
+  );
 
-  it('xMcpFileNameParam: the earlier draft also gets name= in the data URI', async () => {
-    const r = await call('xfile-draft', {});
-    expect(r.status, JSON.stringify(r.forModel)).toBe('finished');
-    expect(r.forModel.results).toMatchObject({ document_name: NAME, name_param: NAME });
-  });
+  it.each(['xfile-draft', 'xfile-http-draft'])(
+    '%s: xMcpFileNameParam: the earlier draft also gets name= in the data URI',
+    async (server) => {
+      const r = await call(server, {});
+      expect(r.status, JSON.stringify(r.forModel)).toBe('finished');
+      expect(r.forModel.results).toMatchObject({ document_name: NAME, name_param: NAME });
+    },
+  );
 
   it('a file over maxSize is refused before the call, saying how larger files reach such a tool', async () => {
     const big = await storage.files.put(
