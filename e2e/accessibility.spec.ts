@@ -8,7 +8,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import type { Result } from 'axe-core';
 import { useFerryWithModel } from './support/ferry-with-model';
-import { apiUpload, expect, fileRow, openApp, test, uniqueName } from './support/fixtures';
+import { apiUpload, askForReview, expect, fileRow, openApp, test, uniqueName } from './support/fixtures';
 import { makePdf } from './support/make-pdf';
 
 const THEMES = ['light', 'dark'] as const;
@@ -122,12 +122,7 @@ for (const theme of THEMES) {
     await expect(page.getByTestId('canvas-pane').last().locator('img')).toBeVisible();
     await expectAccessible(page, `the canvas with an image (${theme})`);
 
-    await page.getByTestId('server-select').selectOption('xfile');
-    await page.getByTestId('tool-select').selectOption('review_document');
-    await page.locator('input[data-field="purpose"]').fill('audit');
-    await page.getByTestId('run-tool').click();
-    const elicitation = page.getByRole('dialog', { name: 'The tool needs your input' });
-    await expect(elicitation).toBeVisible({ timeout: 30_000 });
+    const elicitation = await askForReview(page, 'audit');
     await expectAccessible(page, `the elicitation dialog (${theme})`);
     await elicitation.getByRole('button', { name: 'Cancel' }).click();
     await expect(elicitation).toBeHidden();

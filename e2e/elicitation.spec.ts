@@ -2,7 +2,16 @@
 // mid-call for a document; the dialog shows a file picker (from My Files) and the other fields,
 // the answer goes to POST /api/calls/:id/elicitations/:elicitationId with the file's My Files id,
 // the host sends it to the tool as a data URI, and the tool reports the bytes it received.
-import { apiUpload, expect, openApp, screenshot, sha256, test, uniqueName } from './support/fixtures';
+import {
+  apiUpload,
+  askForReview,
+  expect,
+  openApp,
+  screenshot,
+  sha256,
+  test,
+  uniqueName,
+} from './support/fixtures';
 
 const DOC = 'title,owner\nBudget 2027,finance\n';
 
@@ -10,13 +19,7 @@ test('answers an elicitation with a file from My Files', async ({ page, request 
   const name = uniqueName('budget', 'csv');
   const stored = await apiUpload(request, name, DOC);
   await openApp(page);
-  await page.getByTestId('server-select').selectOption('xfile');
-  await page.getByTestId('tool-select').selectOption('review_document');
-  await page.locator('input[data-field="purpose"]').fill('audit');
-  await page.getByTestId('run-tool').click();
-
-  const dialog = page.getByRole('dialog', { name: 'The tool needs your input' });
-  await expect(dialog).toBeVisible({ timeout: 30_000 });
+  const dialog = await askForReview(page, 'audit');
   await expect(dialog).toContainText('Which document should I use for the audit?');
   // The picker lists accepted files only (text/csv, text/plain) and takes My Files ids.
   const picker = dialog.locator('select[data-field="document"]');
@@ -37,11 +40,7 @@ test('answers an elicitation with a file from My Files', async ({ page, request 
 
 test('declining an elicitation reaches the tool', async ({ page }) => {
   await openApp(page);
-  await page.getByTestId('server-select').selectOption('xfile');
-  await page.getByTestId('tool-select').selectOption('review_document');
-  await page.getByTestId('run-tool').click();
-  const dialog = page.getByRole('dialog', { name: 'The tool needs your input' });
-  await expect(dialog).toBeVisible({ timeout: 30_000 });
+  const dialog = await askForReview(page);
   await dialog.getByRole('button', { name: 'Decline' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId('call-view')).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });

@@ -8,14 +8,15 @@ import { resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import {
   type ProtectedMcpServer,
-  startOAuthServer,
-  startProtectedMcpServer,
+  type ProtectedRemote,
+  startProtectedRemote,
   type TestOAuthServer,
 } from '@ferry/test-helpers/oauth-servers';
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { screenshot } from './support/fixtures';
 import { type SpawnedFerry, spawnFerry } from './support/spawn-ferry';
 
+let remote: ProtectedRemote;
 let as: TestOAuthServer;
 let mcp: ProtectedMcpServer;
 let ferry: SpawnedFerry;
@@ -24,16 +25,15 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
-  as = await startOAuthServer();
-  mcp = await startProtectedMcpServer(as);
+  remote = await startProtectedRemote();
+  ({ as, mcp } = remote);
   ferry = await spawnFerry({
     FERRY_E2E_SERVERS: JSON.stringify({ crm: { transport: 'http', url: mcp.url } }),
   });
 });
 test.afterAll(async () => {
   await ferry?.stop();
-  await mcp?.close();
-  await as?.close();
+  await remote?.close();
 });
 
 test.beforeEach(async ({ request }) => {

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test';
+import { type APIRequestContext, test as base, expect, type Locator, type Page } from '@playwright/test';
 
 const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/screenshots');
 
@@ -64,6 +64,20 @@ export async function openApp(page: Page): Promise<void> {
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'My Files' })).toBeVisible();
   await expect(page.getByTestId('server-select')).not.toHaveValue('');
+}
+
+/**
+ * Runs xfile › review_document from the runner (with `purpose` when given) and returns the dialog
+ * of the question it asks, once shown.
+ */
+export async function askForReview(page: Page, purpose?: string): Promise<Locator> {
+  await page.getByTestId('server-select').selectOption('xfile');
+  await page.getByTestId('tool-select').selectOption('review_document');
+  if (purpose !== undefined) await page.locator('input[data-field="purpose"]').fill(purpose);
+  await page.getByTestId('run-tool').click();
+  const dialog = page.getByRole('dialog', { name: 'The tool needs your input' });
+  await expect(dialog).toBeVisible({ timeout: 30_000 });
+  return dialog;
 }
 
 /** A region of My Files: the row of the newest file with this name. */

@@ -10,6 +10,7 @@ import { isMainModule, reportProgress, runServer, v21Error, v21Result } from '@f
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { sleep } from './lib/sleep.js';
 
 export const MAX_SLOW_SECONDS = 3600;
 
@@ -119,19 +120,6 @@ function registerTestTools(server: McpServer): void {
       });
     },
   );
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 if (isMainModule(import.meta.url)) {

@@ -12,10 +12,12 @@ import { isMainModule, reportProgress, runServer, v21Result, workspace } from '@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { sleep } from './lib/sleep.js';
+import { TASKS_EXTENSION, taskListenEntry } from './lib/task-listen.js';
 import { createTaskStore, type TaskWork } from './lib/task-store.js';
 import { TEST_TOOLS_FLAG } from './slow.js';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION };
 export const MAX_TASK_SECONDS = 3600;
 
 // One store per process: served over HTTP each request gets its own McpServer, and a task's
@@ -48,7 +50,7 @@ export function createTasksServer(options: { testTools?: boolean } = {}): McpSer
         }
         return renderReport(args.username, args.title, args.steps);
       };
-      if (declaresTasks(server, ctx)) return store.start(work, 'rendering');
+      if (declaresTasks(server, ctx)) return store.start(work, { statusMessage: 'rendering' });
       return runInline(ctx, args.steps, work);
     },
   );
@@ -64,23 +66,30 @@ function registerTestTools(server: McpServer): void {
     {
       title: 'Task scenario (tests)',
       description:
-        'A task that misbehaves as asked: `fail` fails with a JSON-RPC error, `silent` stays working without a word for `seconds` then completes, `ask` needs an answer (a form with `confirm`), `cancelled` cancels itself. Needs a client that supports tasks.',
+        'A task that misbehaves as asked: `fail` fails with a JSON-RPC error, `silent` stays working without a word for `seconds` then completes, `ask` needs an answer (a form with `confirm`), `cancelled` cancels itself, `stubborn` works `seconds` even when cancelled. `poll_ms` is the poll interval the task asks for; `listen` how subscriptions/listen for it is answered (`refuse`: Method not found, `ignore`: acknowledged without it). Needs a client that supports tasks.',
       inputSchema: z.object({
-        scenario: z.enum(['fail', 'silent', 'ask', 'cancelled']),
+        scenario: z.enum(['fail', 'silent', 'ask', 'cancelled', 'stubborn']),
         seconds: z.number().min(0).max(MAX_TASK_SECONDS).default(1),
+        poll_ms: z.number().int().min(1).max(60_000).optional(),
+        listen: z.enum(['serve', 'refuse', 'ignore']).optional(),
       }),
     },
-    async ({ scenario, seconds }, ctx) => {
+    async ({ scenario, seconds, poll_ms, listen }, ctx) => {
       if (!declaresTasks(server, ctx)) {
         return {
           content: [{ type: 'text', text: 'task_scenario needs the tasks extension' }],
           isError: true,
         };
       }
+      const options = { statusMessage: 'starting', pollIntervalMs: poll_ms, listen };
       return store.start(async (task) => {
         if (scenario === 'silent') {
           await task.sleep(seconds * 1000);
           return text(`silent for ${seconds}s`);
+        }
+        if (scenario === 'stubborn') {
+          await sleep(seconds * 1000);
+          return text(`worked ${seconds}s`);
         }
         await task.sleep(100);
         task.update('working');
@@ -96,7 +105,7 @@ function registerTestTools(server: McpServer): void {
           },
         });
         return text(JSON.stringify(answer));
-      }, 'starting');
+      }, options);
     },
   );
 
@@ -105,7 +114,7 @@ function registerTestTools(server: McpServer): void {
     {
       title: 'Task record (tests)',
       description:
-        'What this server process saw of a task: its status, how many tasks/get and tasks/cancel requests, and the tasks/update answers. Without `task_id`, the latest task.',
+        'What this server process saw of a task: its status, how many tasks/get and tasks/cancel requests, the tasks/update answers, and its subscriptions (`listens` opened, `subscriptions` open, `notifications` sent). Without `task_id`, the latest task.',
       inputSchema: z.object({ task_id: z.string().optional() }),
     },
     async ({ task_id }) => {
@@ -163,20 +172,7 @@ function text(value: string, isError = false): CallToolResult {
   return { content: [{ type: 'text', text: value }], ...(isError && { isError }) };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 if (isMainModule(import.meta.url)) {
   const testTools = process.argv.slice(2).includes(TEST_TOOLS_FLAG);
-  await runServer(() => createTasksServer({ testTools }), { name: 'tasks' });
+  await runServer(() => createTasksServer({ testTools }), { name: 'tasks', entry: taskListenEntry(store) });
 }

@@ -16,25 +16,17 @@
 //
 //   node --import tsx --conditions=ferry-source examples/servers/src/xfile.ts [--http <port>]
 import { createHash } from 'node:crypto';
-import {
-  checkFileInput,
-  FerryError,
-  fileTooLargeError,
-  fileTypeRejectedError,
-  MCP_FILE_KEYWORD,
-  type McpFileDescriptor,
-  parseDataUri,
-} from '@ferry/contract';
+import { FerryError, MCP_FILE_KEYWORD, type McpFileDescriptor } from '@ferry/contract';
 import {
   isMainModule,
   mcpFileSchemaValidator,
   runServer,
-  v21Error,
   v21Result,
   withErrorEnvelope,
 } from '@ferry/server-kit';
 import { inputRequired, inputResponse, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { dataUriOf, readFileInput } from './lib/file-input.js';
 import { imageSize } from './lib/image-size.js';
 import { registerNamedDocumentTool } from './lib/named-document.js';
 
@@ -52,33 +44,6 @@ export const DOCUMENT_INPUT: McpFileDescriptor = {
   accept: ['text/csv', 'text/plain'],
   maxSize: 1024 * 1024,
 };
-
-/**
- * An x-mcp-file argument parsed and checked against its descriptor: the data URI, or the §12
- * answer refusing it (too large, or a type the input does not accept). A malformed URI throws.
- */
-function readFileInput(field: string, value: string, input: McpFileDescriptor) {
-  const parsed = parseDataUri(value);
-  if (!parsed.ok) {
-    throw new FerryError('E_INVALID_INPUT', `${field} is not a valid data URI: ${parsed.reason}`, { field });
-  }
-  const { mime, byteLength, name } = parsed.value;
-  const check = checkFileInput({ mime, size: byteLength, ...(name === undefined ? {} : { name }) }, input);
-  if (check.ok) return { ok: true as const, value: parsed.value };
-  return {
-    ok: false as const,
-    refused:
-      check.code === 'E_FILE_TOO_LARGE'
-        ? v21Error(
-            fileTooLargeError({
-              fileSizeBytes: byteLength,
-              currentLimitBytes: input.maxSize as number,
-              message: check.reason,
-            }),
-          )
-        : v21Error(fileTypeRejectedError({ name: name ?? field, mime, accept: input.accept ?? [] })),
-  };
-}
 
 export function createXfileServer(): McpServer {
   // Elicitation answers are checked against requestedSchema: with x-mcp-file known, data URIs
@@ -192,18 +157,13 @@ export function createXfileServer(): McpServer {
       }
       if (answer.action !== 'accept') return v21Result({ results: { action: answer.action } });
       const content = answer.content ?? {};
-      const parsed = parseDataUri(String(content.document ?? ''));
-      if (!parsed.ok) {
-        throw new FerryError('E_INVALID_INPUT', `document is not a valid data URI: ${parsed.reason}`, {
-          field: 'document',
-        });
-      }
-      const bytes = Buffer.from(parsed.value.data());
+      const document = dataUriOf('document', String(content.document ?? ''));
+      const bytes = Buffer.from(document.data());
       return v21Result({
         results: {
           action: 'accept',
-          name: parsed.value.name ?? null,
-          media_type: parsed.value.mime,
+          name: document.name ?? null,
+          media_type: document.mime,
           byte_size: bytes.length,
           sha256: createHash('sha256').update(bytes).digest('hex'),
           first_line: bytes.toString('utf8').split('\n', 1)[0] ?? '',

@@ -8,15 +8,22 @@ import {
   type TempDir,
   tempDir,
 } from '@ferry/test-helpers/example-servers';
-import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type JSONRPCNotification,
+  StreamableHTTPClientTransport,
+  type SubscriptionFilter,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 // The tasks example spoken to by hand, as the wire says (SEP-2663), without Ferry's client side:
 // the server answers a tools/call that declared the extension with a task handle, then tasks/get,
-// tasks/update and tasks/cancel steer it. The SDK client rejects `resultType: "task"`, so the
-// handle is read off the transport.
+// tasks/update and tasks/cancel steer it, and a subscriptions/listen for its id brings
+// notifications/tasks. The SDK client rejects `resultType: "task"`, so the handle is read off the
+// transport; its listen() has no way to declare the extension, so the test adds it on the way out.
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const Task = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional() });
@@ -26,6 +33,10 @@ interface Connected {
   client: Client;
   /** The raw result of each response, by request id. */
   raw: Map<string | number, Record<string, unknown>>;
+  /** Every notification received, raw. */
+  notes: JSONRPCNotification[];
+  /** Whether subscriptions/listen requests declare the extension. */
+  declareOnListen: boolean;
   close(): Promise<void>;
 }
 
@@ -36,14 +47,44 @@ async function connect(transport: Transport, close: () => Promise<void>): Promis
   );
   await client.connect(transport);
   const raw = new Map<string | number, Record<string, unknown>>();
+  const notes: JSONRPCNotification[] = [];
   const deliver = transport.onmessage;
   transport.onmessage = (message, extra) => {
     if ('id' in message && 'result' in message && message.id !== undefined)
       raw.set(message.id, message.result as Record<string, unknown>);
+    if ('method' in message && !('id' in message)) notes.push(message);
     deliver?.call(transport, message, extra);
   };
-  return { client, raw, close };
+  const connected: Connected = { client, raw, notes, declareOnListen: true, close };
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (!connected.declareOnListen || !('method' in message) || message.method !== 'subscriptions/listen')
+      return send(message, options);
+    const params = message.params as { _meta: Record<string, Record<string, unknown>> };
+    const caps = params._meta['io.modelcontextprotocol/clientCapabilities'];
+    const _meta = {
+      ...params._meta,
+      'io.modelcontextprotocol/clientCapabilities': { ...caps, extensions: { [EXT]: {} } },
+    };
+    return send({ ...message, params: { ...params, _meta } }, options);
+  };
+  return connected;
 }
+
+/** notifications/tasks and acknowledgements received for `taskId` (the ack lists it). */
+function notesFor(c: Connected, taskId: string) {
+  const tasks = c.notes.filter(
+    (note) => note.method === 'notifications/tasks' && note.params?.taskId === taskId,
+  ) as unknown as { params: TaskView & { _meta: Record<string, unknown>; lastUpdatedAt: string } }[];
+  const acks = c.notes.filter(
+    (note) =>
+      note.method === 'notifications/subscriptions/acknowledged' &&
+      (note.params?.notifications as { taskIds?: string[] } | undefined)?.taskIds?.includes(taskId),
+  );
+  return { tasks: tasks.map((note) => note.params), acks };
+}
+
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 /** tools/call declaring the extension; the task handle the server answered with. */
 async function startTask(c: Connected, name: string, args: Record<string, unknown>): Promise<TaskView> {
@@ -180,6 +221,69 @@ describe.each(['stdio', 'http'] as const)('tasks server over %s', (kind) => {
     );
     const done = (await until(c, handle.taskId, (task) => task.status === 'completed')).at(-1) as TaskView;
     expect(done.result).toEqual({ content: [{ type: 'text', text: JSON.stringify(answer) }] });
+  });
+
+  it('pushes notifications/tasks to a subscriptions/listen for the task, then ends the stream', async () => {
+    const handle = await startTask(c, 'render_report', {
+      username: 'alice',
+      title: 'Pushed',
+      seconds: 0.6,
+      steps: 3,
+    });
+    const subscription = await c.client.listen({ taskIds: [handle.taskId] } as SubscriptionFilter);
+    // The server answers the listen request once the task has ended: its graceful close.
+    expect(await subscription.closed).toBe('graceful');
+    const { tasks, acks } = notesFor(c, handle.taskId);
+    expect(acks).toHaveLength(1);
+    const subscriptionId = (acks[0]?.params?._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID];
+    expect(subscriptionId).toBeDefined();
+    expect(tasks.every((task) => task._meta[SUBSCRIPTION_ID] === subscriptionId)).toBe(true);
+    // The current state at once, each step, then the end with its result, as tasks/get has it.
+    expect(tasks[0]?.status).toBe('working');
+    expect(tasks.filter((task) => task.statusMessage?.startsWith('step')).length).toBe(3);
+    const last = tasks.at(-1);
+    expect(last).toMatchObject({ status: 'completed', statusMessage: 'done', pollIntervalMs: 200 });
+    expect(payloadOf(last?.result as never).results).toEqual({
+      status: 'completed',
+      title: 'Pushed',
+      steps: 3,
+    });
+    // The same DetailedTask as tasks/get (whose result `_meta` is the SDK's serverInfo).
+    const { _meta: _stamp, ...pushed } = last as typeof last & { _meta: unknown };
+    const { _meta: _server, ...polled } = (await get(c, handle.taskId)) as TaskView & { _meta: unknown };
+    expect(pushed).toEqual(polled);
+    const record = await c.client.callTool({ name: 'task_record', arguments: { task_id: handle.taskId } });
+    expect(payloadOf(record).results).toMatchObject({
+      listens: 1,
+      subscriptions: 0,
+      notifications: tasks.length,
+    });
+  });
+
+  it('refuses a task subscription without the extension (-32021) and acknowledges no unknown task', async () => {
+    const handle = await startTask(c, 'render_report', {
+      username: 'alice',
+      title: 'Quiet',
+      seconds: 0.2,
+      steps: 1,
+    });
+    c.declareOnListen = false;
+    try {
+      await expect(c.client.listen({ taskIds: [handle.taskId] } as SubscriptionFilter)).rejects.toMatchObject(
+        {
+          code: -32021,
+          data: { requiredCapabilities: { extensions: { [EXT]: {} } } },
+        },
+      );
+    } finally {
+      c.declareOnListen = true;
+    }
+    const unknown = await c.client.listen({ taskIds: ['no-such-task'] } as SubscriptionFilter);
+    expect(await unknown.closed).toBe('graceful');
+    const ack = c.notes.findLast((note) => note.method === 'notifications/subscriptions/acknowledged');
+    expect(ack?.params?.notifications).toEqual({ taskIds: [] });
+    const record = await c.client.callTool({ name: 'task_record', arguments: { task_id: handle.taskId } });
+    expect(payloadOf(record).results).toMatchObject({ listens: 0, notifications: 0 });
   });
 
   it('refuses an unknown task id', async () => {

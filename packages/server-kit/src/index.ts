@@ -50,6 +50,7 @@ export {
   DEFAULT_MAX_REQUEST_BODY_BYTES,
   type HttpServerHandle,
   MCP_PATH,
+  type McpFetch,
   type ServeHttpOptions,
   serveHttp,
 } from './serve-http.js';

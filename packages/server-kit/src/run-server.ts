@@ -6,9 +6,9 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { serveHttp } from './serve-http.js';
+import type { McpServerFactory, Transport } from '@modelcontextprotocol/server';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { type McpFetch, serveHttp } from './serve-http.js';
 
 export type ServerArgs = { transport: 'stdio' } | { transport: 'http'; port: number };
 
@@ -17,6 +17,11 @@ export interface RunServerOptions {
   name: string;
   /** @default process.argv.slice(2) */
   argv?: string[];
+  /**
+   * Requests the server answers in front of the SDK's entry, which owns some methods outright
+   * (subscriptions/listen): wraps the stdio wire, or the HTTP handler.
+   */
+  entry?: { stdio(wire: Transport): Transport; fetch(fetch: McpFetch): McpFetch };
 }
 
 export interface RunningServer {
@@ -60,10 +65,11 @@ export async function runServer(
   const args = parseServerArgs(options.argv ?? process.argv.slice(2));
   const onerror = (error: Error) => console.error(`[${options.name}] ${error.message}`);
   if (args.transport === 'stdio') {
-    const handle = serveStdio(createServer, { onerror });
+    const transport = options.entry?.stdio(new StdioServerTransport());
+    const handle = serveStdio(createServer, { onerror, ...(transport && { transport }) });
     return { transport: 'stdio', close: () => handle.close() };
   }
-  const http = await serveHttp(createServer, { port: args.port, onerror });
+  const http = await serveHttp(createServer, { port: args.port, onerror, wrapFetch: options.entry?.fetch });
   console.error(`listening on ${http.url}`);
   const stop = () => {
     http.close().then(

@@ -10,7 +10,11 @@ import {
   localhostOriginValidation,
   toNodeHandler,
 } from '@modelcontextprotocol/node';
-import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  type McpHandlerRequestOptions,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
 
 export const MCP_PATH = '/mcp';
 /**
@@ -31,7 +35,12 @@ export interface ServeHttpOptions {
   maxRequestBodyBytes?: number;
   /** Out-of-band errors (a handler that threw, a failed write). @default logs to stderr */
   onerror?: (error: Error) => void;
+  /** Puts a handler in front of the SDK's, for requests the SDK entry would answer itself. */
+  wrapFetch?: (fetch: McpFetch) => McpFetch;
 }
+
+/** The web-standard face of an MCP HTTP handler. */
+export type McpFetch = (request: Request, options?: McpHandlerRequestOptions) => Promise<Response>;
 
 export interface HttpServerHandle {
   /** `http://127.0.0.1:<port>/mcp` */
@@ -49,7 +58,8 @@ export async function serveHttp(
   const maxRequestBodySize = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const onerror = options.onerror ?? ((error: Error) => console.error(`[mcp http] ${error.message}`));
   const handler = createMcpHandler(factory, { maxRequestBodySize, onerror });
-  const mcp = toNodeHandler(handler, { maxRequestBodySize, onerror });
+  const fetch = options.wrapFetch ? options.wrapFetch(handler.fetch) : handler.fetch;
+  const mcp = toNodeHandler({ fetch }, { maxRequestBodySize, onerror });
   const validHost = localhostHostValidation();
   const validOrigin = localhostOriginValidation();
 

@@ -9,8 +9,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
+import { mcpSessions } from './mcp-sessions.js';
 
 export interface IssuedToken {
   token: string;
@@ -284,8 +284,7 @@ export interface ProtectedMcpServer {
  * access tokens of `as` issued for its URL, with scope `mcp` at least.
  */
 export async function startProtectedMcpServer(as: TestOAuthServer): Promise<ProtectedMcpServer> {
-  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
-  const servers: McpServer[] = [];
+  const sessions = mcpSessions({ jsonResponse: true });
   const bearers: string[] = [];
   let base = '';
   const prmUrl = () => `${base}/.well-known/oauth-protected-resource/mcp`;
@@ -332,35 +331,21 @@ export async function startProtectedMcpServer(as: TestOAuthServer): Promise<Prot
       challenge(res, 403, 'insufficient_scope', 'mcp admin');
       return;
     }
-    const sessionId = req.headers['mcp-session-id'];
-    let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
-    if (transport === undefined) {
-      if (req.method !== 'POST' || sessionId !== undefined) {
-        res.writeHead(404).end();
-        return;
-      }
-      const created: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
-        onsessioninitialized: (id) => {
-          transports.set(id, created);
-        },
-        onsessionclosed: (id) => {
-          transports.delete(id);
-        },
-      });
-      const server = new McpServer({ name: 'protected', version: '1.0.0' });
-      server.registerTool('whoami', { description: 'The client the token was issued to' }, async () => ({
-        content: [{ type: 'text', text: `client ${grant.clientId}` }],
-      }));
-      server.registerTool('admin', { description: 'Needs the admin scope' }, async () => ({
-        content: [{ type: 'text', text: 'admin ok' }],
-      }));
-      servers.push(server);
-      await server.connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, body);
+    await sessions.handle(
+      req,
+      res,
+      () => {
+        const server = new McpServer({ name: 'protected', version: '1.0.0' });
+        server.registerTool('whoami', { description: 'The client the token was issued to' }, async () => ({
+          content: [{ type: 'text', text: `client ${grant.clientId}` }],
+        }));
+        server.registerTool('admin', { description: 'Needs the admin scope' }, async () => ({
+          content: [{ type: 'text', text: 'admin ok' }],
+        }));
+        return server;
+      },
+      body,
+    );
   });
   const address = await listen(http);
   base = `http://127.0.0.1:${address.port}`;
@@ -368,10 +353,36 @@ export async function startProtectedMcpServer(as: TestOAuthServer): Promise<Prot
     url: `${base}/mcp`,
     bearers,
     async close() {
-      await Promise.all(servers.map((server) => server.close().catch(() => {})));
+      await sessions.close();
       await close(http);
     },
   };
+}
+
+export interface ProtectedRemote {
+  as: TestOAuthServer;
+  mcp: ProtectedMcpServer;
+  /** Stops the MCP server, then the authorization server. */
+  close(): Promise<void>;
+}
+
+/** An authorization server and the MCP server it protects (`startProtectedMcpServer`), started together. */
+export async function startProtectedRemote(): Promise<ProtectedRemote> {
+  const as = await startOAuthServer();
+  try {
+    const mcp = await startProtectedMcpServer(as);
+    return {
+      as,
+      mcp,
+      close: async () => {
+        await mcp.close();
+        await as.close();
+      },
+    };
+  } catch (error) {
+    await as.close();
+    throw error;
+  }
 }
 
 /**

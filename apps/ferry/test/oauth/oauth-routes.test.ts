@@ -1,38 +1,28 @@
 // The OAuth routes through a real Ferry (startServer: config → storage → host → app), a loopback
 // authorization server and the MCP server it protects; the test plays the browser. Covers the
 // wiring server.ts does (the pool's providers, the encrypted store, the callback URL).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   followAuthorization,
   type ProtectedMcpServer,
-  startOAuthServer,
-  startProtectedMcpServer,
   type TestOAuthServer,
 } from '@ferry/test-helpers/oauth-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
+import { type OAuthFerry, startOAuthFerry } from '../support/oauth-ferry.js';
 
+let env: OAuthFerry;
 let dir: string;
 let as: TestOAuthServer;
 let mcp: ProtectedMcpServer;
 let ferry: RunningServer;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ferry-oauth-routes-'));
-  as = await startOAuthServer();
-  mcp = await startProtectedMcpServer(as);
-  const configPath = join(dir, 'ferry.config.json');
-  await writeFile(configPath, JSON.stringify({ servers: { remote: { transport: 'http', url: mcp.url } } }));
-  ferry = await startServer({ cwd: dir, env: {}, configPath, port: 0, logLevel: 'silent' });
+  env = await startOAuthFerry('ferry-oauth-routes-');
+  ({ dir, as, mcp, ferry } = env);
 });
-afterAll(async () => {
-  await ferry?.close();
-  await mcp?.close();
-  await as?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => env?.close());
 
 const api = (path: string, init: RequestInit = {}) =>
   fetch(`${ferry.url}${path}`, { redirect: 'manual', ...init });

@@ -3,45 +3,27 @@
 // test plays both users' browsers. Checked in the catalog (every row of the user, also one of a
 // server no longer configured) and at the authorization server (the tokens were revoked), while
 // another user's connection stays.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   followAuthorization,
   type ProtectedMcpServer,
-  startOAuthServer,
-  startProtectedMcpServer,
   type TestOAuthServer,
 } from '@ferry/test-helpers/oauth-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
+import { type OAuthFerry, startOAuthFerry } from '../support/oauth-ferry.js';
 import { asUser, PROXY_SECRET } from '../support/start-app.js';
 
-let dir: string;
+let env: OAuthFerry;
+
 let as: TestOAuthServer;
 let mcp: ProtectedMcpServer;
 let ferry: RunningServer;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ferry-delete-oauth-'));
-  as = await startOAuthServer();
-  mcp = await startProtectedMcpServer(as);
-  const configPath = join(dir, 'ferry.config.json');
-  await writeFile(
-    configPath,
-    JSON.stringify({
-      auth: { mode: 'proxy', proxySecret: PROXY_SECRET },
-      servers: { remote: { transport: 'http', url: mcp.url } },
-    }),
-  );
-  ferry = await startServer({ cwd: dir, env: {}, configPath, port: 0, logLevel: 'silent' });
+  env = await startOAuthFerry('ferry-delete-oauth-', { auth: { mode: 'proxy', proxySecret: PROXY_SECRET } });
+  ({ as, mcp, ferry } = env);
 });
-afterAll(async () => {
-  await ferry?.close();
-  await mcp?.close();
-  await as?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => env?.close());
 
 const api = (user: string, path: string, init: RequestInit = {}) =>
   fetch(`${ferry.url}${path}`, {

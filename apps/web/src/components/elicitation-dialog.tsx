@@ -3,14 +3,12 @@
 // which the host turns into data URIs), and accept / decline / cancel. A link to open (URL mode)
 // has its own dialog, link-elicitation-dialog.tsx.
 import { type FormEvent, useMemo, useState } from 'react';
-import { api } from '../api/client';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { elicitationFields, type PendingElicitation } from '../lib/elicitation-fields';
 import { SchemaForm } from '../runner/schema-form';
+import { type ElicitationAction, ElicitationAnswerRow, useElicitationAnswer } from './elicitation-answer';
 import { LinkElicitationDialog } from './link-elicitation-dialog';
 import { ModalDialog } from './modal-dialog';
-
-type Action = 'accept' | 'decline' | 'cancel';
 
 interface DialogProps {
   request: PendingElicitation;
@@ -29,11 +27,10 @@ function FormElicitationDialog({ request, onDone }: DialogProps) {
   const fields = useMemo(() => elicitationFields(request), [request]);
   const [values, setValues] = useState<FormValues>(() => initialValues(fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  const { failure, sending, send } = useElicitationAnswer(request, onDone);
 
-  const answer = async (action: Action) => {
-    let body: Record<string, unknown> = { action };
+  const answer = async (action: ElicitationAction) => {
+    let body: { action: ElicitationAction } & Record<string, unknown> = { action };
     if (action === 'accept') {
       const built = buildArguments(fields, values);
       setErrors(built.errors);
@@ -44,18 +41,7 @@ function FormElicitationDialog({ request, onDone }: DialogProps) {
         ...(Object.keys(built.files).length ? { files: built.files } : {}),
       };
     }
-    setSending(true);
-    try {
-      await api(
-        `/api/calls/${encodeURIComponent(request.callId)}/elicitations/${encodeURIComponent(request.elicitationId)}`,
-        { method: 'POST', json: body },
-      );
-      onDone(request.elicitationId);
-    } catch (error) {
-      setFailure((error as Error).message);
-    } finally {
-      setSending(false);
-    }
+    await send(body);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -70,22 +56,11 @@ function FormElicitationDialog({ request, onDone }: DialogProps) {
       <form onSubmit={submit} className="stack" aria-label="Answer the tool" data-testid="elicitation-form">
         <p className="elicitation-message">{request.message}</p>
         <SchemaForm fields={fields} values={values} onChange={setValues} errors={errors} />
-        {failure && (
-          <p className="form-error" role="alert">
-            Could not send the answer: {failure}
-          </p>
-        )}
-        <div className="row end">
-          <button type="button" onClick={() => void answer('cancel')} disabled={sending}>
-            Cancel
-          </button>
-          <button type="button" onClick={() => void answer('decline')} disabled={sending}>
-            Decline
-          </button>
+        <ElicitationAnswerRow failure={failure} sending={sending} onAnswer={(action) => void answer(action)}>
           <button type="submit" className="primary" disabled={sending}>
             Send
           </button>
-        </div>
+        </ElicitationAnswerRow>
       </form>
     </ModalDialog>
   );

@@ -5,12 +5,10 @@
 // back into Ferry (noopener, no referrer). That click is the consent (`accept`); Decline and Cancel
 // answer without opening anything. Ferry never fetches the URL itself.
 import { inspectElicitationLink } from '@ferry/contract';
-import { useMemo, useState } from 'react';
-import { api } from '../api/client';
+import { useMemo } from 'react';
 import type { PendingElicitation } from '../lib/elicitation-fields';
+import { type ElicitationAction, ElicitationAnswerRow, useElicitationAnswer } from './elicitation-answer';
 import { ModalDialog } from './modal-dialog';
-
-type Action = 'accept' | 'decline' | 'cancel';
 
 export function LinkElicitationDialog({
   request,
@@ -20,24 +18,10 @@ export function LinkElicitationDialog({
   onDone(elicitationId: string): void;
 }) {
   const link = useMemo(() => inspectElicitationLink(request.url ?? ''), [request.url]);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  const { failure, sending, send } = useElicitationAnswer(request, onDone);
   const server = request.server ?? 'A server';
 
-  const answer = async (action: Action) => {
-    setSending(true);
-    try {
-      await api(
-        `/api/calls/${encodeURIComponent(request.callId)}/elicitations/${encodeURIComponent(request.elicitationId)}`,
-        { method: 'POST', json: { action } },
-      );
-      onDone(request.elicitationId);
-    } catch (error) {
-      setFailure((error as Error).message);
-    } finally {
-      setSending(false);
-    }
-  };
+  const answer = (action: ElicitationAction) => send({ action });
 
   return (
     <ModalDialog
@@ -86,18 +70,7 @@ export function LinkElicitationDialog({
             </p>
           </>
         )}
-        {failure && (
-          <p className="form-error" role="alert">
-            Could not send the answer: {failure}
-          </p>
-        )}
-        <div className="row end">
-          <button type="button" onClick={() => void answer('cancel')} disabled={sending}>
-            Cancel
-          </button>
-          <button type="button" onClick={() => void answer('decline')} disabled={sending}>
-            Decline
-          </button>
+        <ElicitationAnswerRow failure={failure} sending={sending} onAnswer={(action) => void answer(action)}>
           {link.ok && (
             // The user's click opens it (the browser's own navigation) and is the consent.
             <a
@@ -113,7 +86,7 @@ export function LinkElicitationDialog({
               Open link in a new tab
             </a>
           )}
-        </div>
+        </ElicitationAnswerRow>
       </div>
     </ModalDialog>
   );

@@ -5,18 +5,11 @@
 // the same pick; the answer reports both, and any `name=` of an earlier-draft data URI, so a test
 // can tell what arrived where.
 import { createHash } from 'node:crypto';
-import {
-  checkFileInput,
-  FerryError,
-  fileTooLargeError,
-  fileTypeRejectedError,
-  MCP_FILE_KEYWORD,
-  type McpFileDescriptor,
-  parseDataUri,
-} from '@ferry/contract';
-import { v21Error, v21Result, withErrorEnvelope } from '@ferry/server-kit';
+import { MCP_FILE_KEYWORD, type McpFileDescriptor } from '@ferry/contract';
+import { v21Result, withErrorEnvelope } from '@ferry/server-kit';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { readFileInput } from './file-input.js';
 
 const NAMED_DOCUMENT_INPUT: McpFileDescriptor = {
   accept: ['text/csv', 'text/plain'],
@@ -39,28 +32,9 @@ export function registerNamedDocumentTool(server: McpServer): void {
       }),
     },
     withErrorEnvelope(async ({ document, document_name }) => {
-      const parsed = parseDataUri(document);
-      if (!parsed.ok) {
-        throw new FerryError('E_INVALID_INPUT', `document is not a valid data URI: ${parsed.reason}`, {
-          field: 'document',
-        });
-      }
-      const { mime, byteLength, name } = parsed.value;
-      const check = checkFileInput({ mime, size: byteLength, name: document_name }, NAMED_DOCUMENT_INPUT);
-      if (!check.ok && check.code === 'E_FILE_TOO_LARGE') {
-        return v21Error(
-          fileTooLargeError({
-            fileSizeBytes: byteLength,
-            currentLimitBytes: NAMED_DOCUMENT_INPUT.maxSize as number,
-            message: check.reason,
-          }),
-        );
-      }
-      if (!check.ok) {
-        return v21Error(
-          fileTypeRejectedError({ name: document_name, mime, accept: NAMED_DOCUMENT_INPUT.accept ?? [] }),
-        );
-      }
+      const parsed = readFileInput('document', document, NAMED_DOCUMENT_INPUT, document_name);
+      if (!parsed.ok) return parsed.refused;
+      const { mime, name } = parsed.value;
       const bytes = Buffer.from(parsed.value.data());
       return v21Result({
         results: {

@@ -1,11 +1,13 @@
 // The server side of the tasks extension (SEP-2663) for the example: tasks live in this process,
-// keyed by an unguessable id; tasks/get, tasks/update and tasks/cancel read and steer them. The
-// SDK has no tasks API for the 2026-07-28 protocol, so the three methods are registered here as
-// custom methods and the handle is a tools/call result with `resultType: "task"`.
+// keyed by an unguessable id; tasks/get, tasks/update and tasks/cancel read and steer them, and
+// `watch` feeds notifications/tasks (task-listen.ts serves the subscriptions). The SDK has no tasks
+// API for the 2026-07-28 protocol, so the three methods are registered here as custom methods and
+// the handle is a tools/call result with `resultType: "task"`.
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Server } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { sleep } from './sleep.js';
 
 /** How often clients should poll: short, so tests and the demo feel live. */
 const POLL_INTERVAL_MS = 200;
@@ -13,6 +15,25 @@ const POLL_INTERVAL_MS = 200;
 const TASK_TTL_MS = 10 * 60_000;
 
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * How a subscriptions/listen naming the task is answered: `serve` (acknowledge, then push
+ * notifications/tasks), or, to test clients against other servers, `refuse` (Method not found) or
+ * `ignore` (left to the SDK's entry, which knows no task ids and acknowledges none).
+ */
+export type ListenMode = 'serve' | 'refuse' | 'ignore';
+
+export interface TaskOptions {
+  /** Where the task starts: what a client shows first. */
+  statusMessage: string;
+  /** The pollIntervalMs the task tells clients. @default POLL_INTERVAL_MS */
+  pollIntervalMs?: number;
+  /** @default 'serve' */
+  listen?: ListenMode;
+}
+
+/** A DetailedTask: what tasks/get answers and each notifications/tasks carries. */
+export type DetailedTask = Record<string, unknown> & { taskId: string; status: Status };
 
 /** What a task's work can do: wait (woken by a cancel), say where it is, ask, give up. */
 export interface TaskControl {
@@ -42,13 +63,27 @@ interface TaskRecord {
   gets: number;
   cancels: number;
   abort: AbortController;
+  pollIntervalMs: number;
+  listen: ListenMode;
+  /** Open subscriptions' listeners, each called with every state. */
+  watchers: Set<(task: DetailedTask) => void>;
+  /** Subscriptions opened, and notifications/tasks sent, for tests. */
+  listens: number;
+  notifications: number;
 }
 
 export interface TaskStore {
   /** Starts `work` as a task; the CreateTaskResult to return from the tool handler. */
-  start(work: TaskWork, statusMessage: string): CallToolResult;
+  start(work: TaskWork, options: TaskOptions): CallToolResult;
   /** Registers tasks/get, tasks/update and tasks/cancel on a server instance. */
   serve(server: Server): void;
+  /**
+   * Calls `listener` with the task's state now and after each change; the returned function
+   * stops it. Undefined for an unknown task.
+   */
+  watch(taskId: string, listener: (task: DetailedTask) => void): (() => void) | undefined;
+  /** How a subscriptions/listen naming the task is answered; undefined for an unknown task. */
+  listenMode(taskId: string): ListenMode | undefined;
   /** What the store saw of a task (the latest one without an id), for tests. */
   record(taskId?: string): Record<string, unknown> | undefined;
 }
@@ -63,6 +98,15 @@ export function createTaskStore(): TaskStore {
     task.status = status;
     if (statusMessage !== undefined) task.statusMessage = statusMessage;
     task.lastUpdatedAt = new Date().toISOString();
+    notify(task);
+  };
+  const notify = (task: TaskRecord) => {
+    if (task.watchers.size === 0) return;
+    const state = detailed(task);
+    for (const listener of task.watchers) {
+      task.notifications += 1;
+      listener(state);
+    }
   };
   const terminal = (task: TaskRecord) =>
     task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
@@ -78,9 +122,9 @@ export function createTaskStore(): TaskStore {
     createdAt: task.createdAt,
     lastUpdatedAt: task.lastUpdatedAt,
     ttlMs: TASK_TTL_MS,
-    pollIntervalMs: POLL_INTERVAL_MS,
+    pollIntervalMs: task.pollIntervalMs,
   });
-  const detailed = (task: TaskRecord) => ({
+  const detailed = (task: TaskRecord): DetailedTask => ({
     ...view(task),
     ...(task.status === 'completed' && task.result && { result: task.result }),
     ...(task.status === 'failed' && task.error && { error: task.error }),
@@ -92,12 +136,12 @@ export function createTaskStore(): TaskStore {
   });
 
   return {
-    start(work, statusMessage) {
+    start(work, options) {
       const now = new Date().toISOString();
       const task: TaskRecord = {
         taskId: randomUUID(),
         status: 'working',
-        statusMessage,
+        statusMessage: options.statusMessage,
         createdAt: now,
         lastUpdatedAt: now,
         questions: new Map(),
@@ -105,6 +149,11 @@ export function createTaskStore(): TaskStore {
         gets: 0,
         cancels: 0,
         abort: new AbortController(),
+        pollIntervalMs: options.pollIntervalMs ?? POLL_INTERVAL_MS,
+        listen: options.listen ?? 'serve',
+        watchers: new Set(),
+        listens: 0,
+        notifications: 0,
       };
       // Stored before the handle is returned: a tasks/get right after must find it.
       tasks.set(task.taskId, task);
@@ -182,6 +231,24 @@ export function createTaskStore(): TaskStore {
       });
     },
 
+    watch(taskId, listener) {
+      const task = tasks.get(taskId);
+      if (task === undefined) return undefined;
+      // A wrapper of its own, so one listener can watch twice and stop each separately.
+      const watcher = (state: DetailedTask) => listener(state);
+      task.watchers.add(watcher);
+      task.listens += 1;
+      task.notifications += 1;
+      listener(detailed(task));
+      return () => {
+        task.watchers.delete(watcher);
+      };
+    },
+
+    listenMode(taskId) {
+      return tasks.get(taskId)?.listen;
+    },
+
     record(taskId) {
       const id = taskId ?? latest;
       const task = id === undefined ? undefined : tasks.get(id);
@@ -193,20 +260,10 @@ export function createTaskStore(): TaskStore {
         gets: task.gets,
         cancels: task.cancels,
         answers: task.answers,
+        listens: task.listens,
+        subscriptions: task.watchers.size,
+        notifications: task.notifications,
       };
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

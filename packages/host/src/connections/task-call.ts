@@ -3,18 +3,20 @@ import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { CallOptions, ElicitationResult } from './connection.js';
+import { subscribeToTask } from './task-subscription.js';
 import { TASK_HANDLE_META, TASKS_EXTENSION, TASKS_OPT_IN, taskTap } from './task-tap.js';
 
 // A tools/call that may answer with a task (MCP tasks extension, SEP-2663). On a 2026-07-28
 // connection to a server that offers the extension, the call declares it; when the server
-// answers with a task, the call goes on as tasks/get polls (woken early by notifications/tasks)
-// until the task ends, and the caller sees one call as before:
+// answers with a task, the call subscribes to the task's notifications/tasks (subscriptions/listen)
+// and polls tasks/get, taking whichever brings the next state first, until the task ends; the
+// caller sees one call as before:
 //   - each change of the task (status, message, lastUpdatedAt) is reported through `onProgress`,
 //     which is what keeps the watchdog's idle clock from running out: a task that keeps moving
 //     lives as long as the hard cap allows, one that goes silent times out like any call;
 //   - `input_required` questions go to the call's own `onElicitation` (the watchdog stops its idle
 //     clock while the user answers), answers back with tasks/update;
-//   - aborting `signal` sends tasks/cancel;
+//   - aborting `signal` closes the subscription and sends tasks/cancel;
 //   - `completed` returns the task's CallToolResult (its files are collected as for any call),
 //     `failed` throws the task's JSON-RPC error, `cancelled` (by the server) throws.
 
@@ -23,6 +25,12 @@ const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 5_000;
 /** When the server names no interval. */
 const DEFAULT_POLL_MS = 1_000;
+/**
+ * The poll interval while the server has acknowledged notifications for the task: polling is then
+ * only the check that the stream has not silently stopped, and 10 s keeps two such checks inside
+ * the watchdog's default 30 s idle limit.
+ */
+const SUBSCRIBED_POLL_MS = 10_000;
 /** One tasks/get, tasks/update or tasks/cancel: a plain request, the SDK's clock bounds it. */
 const TASK_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -43,6 +51,7 @@ const TaskSchema = z.looseObject({
 });
 type Task = z.infer<typeof TaskSchema>;
 const AckSchema = z.looseObject({});
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 type SdkCallOptions = NonNullable<Parameters<Client['callTool']>[1]>;
 
@@ -88,10 +97,15 @@ async function followTask(
   const taskId = created.taskId;
   const tap = taskTap(client.transport as NonNullable<Client['transport']>);
   let wake: ((task: Task) => void) | undefined;
+  /** The latest notified state that arrived while no wait was on (a question being answered). */
+  let pending: Task | undefined;
   const stopListening = tap.onTaskNotification(taskId, (params) => {
     const parsed = TaskSchema.safeParse(params);
-    if (parsed.success) wake?.(parsed.data);
+    if (!parsed.success) return;
+    if (wake) wake(parsed.data);
+    else pending = parsed.data;
   });
+  const subscription = TERMINAL.has(created.status) ? undefined : subscribeToTask(client, tap, taskId);
   let updates = 0;
   let seen = '';
   /** Input request keys already answered: a poll repeats them until the server moves on. */
@@ -129,13 +143,20 @@ async function followTask(
           await answer(client, task, answered, call);
           break;
       }
-      const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS));
+      if (pending !== undefined) {
+        task = pending;
+        pending = undefined;
+        continue;
+      }
+      const asked = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS));
+      const interval = subscription?.live ? Math.max(asked, SUBSCRIBED_POLL_MS) : asked;
       task = await nextState(interval, signal, get, (listener) => {
         wake = listener;
       });
     }
   } catch (error) {
     if (signal.aborted) {
+      subscription?.close();
       // Cooperative (SEP-2663): the ack says it was heard, not that the work stopped. Not awaited
       // past its send: a watchdog that gave up is about to kill a local server anyway.
       void client
@@ -147,6 +168,7 @@ async function followTask(
     }
     throw error;
   } finally {
+    subscription?.close();
     stopListening();
   }
 }

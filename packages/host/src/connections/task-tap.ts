@@ -11,7 +11,11 @@ import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 //   - inbound: that call's `resultType: "task"` answer becomes an ordinary-looking CallToolResult
 //     holding the task under TASK_HANDLE_META, which task-call.ts follows (isError keeps the SDK's
 //     output-schema check away from the placeholder);
-//   - inbound `notifications/tasks` for a followed task go to its listener.
+//   - outbound: a subscriptions/listen naming `taskIds` gets the extension added the same way (the
+//     SEP requires it there, and the SDK's listen() sends only its own capabilities);
+//   - inbound `notifications/tasks` for a followed task go to its listener;
+//   - inbound `notifications/subscriptions/acknowledged` tell the task's ack listener when they
+//     list its id, and go on to the SDK (whose listen() waits for them but drops `taskIds`).
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** Ferry-private request `_meta` key: "declare the tasks extension on this call". */
@@ -22,6 +26,8 @@ export const TASK_HANDLE_META = 'dev.ferry/task-handle';
 export interface TaskTap {
   /** Calls `listener` with each notifications/tasks for `taskId` until the returned stop runs. */
   onTaskNotification(taskId: string, listener: (task: Record<string, unknown>) => void): () => void;
+  /** Calls `listener` when a server acknowledges a subscription to `taskId`, until the stop runs. */
+  onTaskAcknowledged(taskId: string, listener: () => void): () => void;
 }
 
 const taps = new WeakMap<Transport, TaskTap>();
@@ -33,6 +39,7 @@ export function taskTap(transport: Transport): TaskTap {
   /** Ids of tools/call requests in flight that declared the extension. */
   const declared = new Set<string | number>();
   const listeners = new Map<string, (task: Record<string, unknown>) => void>();
+  const ackListeners = new Map<string, () => void>();
 
   const send = transport.send.bind(transport);
   transport.send = (message, options) => send(declare(message, declared), options);
@@ -44,6 +51,11 @@ export function taskTap(transport: Transport): TaskTap {
       // Consumed when someone follows the task: the SDK knows no such notification.
       if (listener && params) return listener(params);
     }
+    if ('method' in message && message.method === 'notifications/subscriptions/acknowledged') {
+      const taskIds = (message.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
+        ?.taskIds;
+      if (Array.isArray(taskIds)) for (const taskId of taskIds) ackListeners.get(String(taskId))?.();
+    }
     deliver?.call(transport, handOver(message, declared), extra);
   };
 
@@ -54,13 +66,21 @@ export function taskTap(transport: Transport): TaskTap {
         if (listeners.get(taskId) === listener) listeners.delete(taskId);
       };
     },
+    onTaskAcknowledged(taskId, listener) {
+      ackListeners.set(taskId, listener);
+      return () => {
+        if (ackListeners.get(taskId) === listener) ackListeners.delete(taskId);
+      };
+    },
   };
   taps.set(transport, tap);
   return tap;
 }
 
 function declare(message: JSONRPCMessage, declared: Set<string | number>): JSONRPCMessage {
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return message;
+  if (!('method' in message) || !('id' in message)) return message;
+  if (message.method === 'subscriptions/listen') return declareOnListen(message);
+  if (message.method !== 'tools/call') return message;
   const params = message.params as { _meta?: Record<string, unknown> } | undefined;
   const meta = params?._meta;
   if (meta === undefined || !(TASKS_OPT_IN in meta)) return message;
@@ -69,16 +89,30 @@ function declare(message: JSONRPCMessage, declared: Set<string | number>): JSONR
   // A legacy-era request has no per-request capabilities: nothing to declare (SEP-2663 applies
   // to 2026-07-28 only), the private key is still removed.
   if (typeof capabilities === 'object' && capabilities !== null) {
-    const { extensions } = capabilities as { extensions?: Record<string, unknown> };
-    rest[CLIENT_CAPABILITIES_META_KEY] = {
-      ...capabilities,
-      extensions: { ...extensions, [TASKS_EXTENSION]: {} },
-    };
+    rest[CLIENT_CAPABILITIES_META_KEY] = withTasks(capabilities);
     // Bounded: calls abandoned before their answer (cancelled) never clear their id.
     if (declared.size >= 1024) declared.delete(declared.values().next().value as string | number);
     declared.add(message.id);
   }
   return { ...message, params: { ...params, _meta: rest } } as JSONRPCMessage;
+}
+
+/** A listen for task ids declares the extension (SEP-2663: -32021 otherwise). */
+function declareOnListen(message: JSONRPCMessage): JSONRPCMessage {
+  const params = (message as { params?: { _meta?: Record<string, unknown>; notifications?: unknown } })
+    .params;
+  const taskIds = (params?.notifications as { taskIds?: unknown } | undefined)?.taskIds;
+  const meta = params?._meta;
+  if (!Array.isArray(taskIds) || meta === undefined) return message;
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  if (typeof capabilities !== 'object' || capabilities === null) return message;
+  const _meta = { ...meta, [CLIENT_CAPABILITIES_META_KEY]: withTasks(capabilities) };
+  return { ...message, params: { ...params, _meta } } as JSONRPCMessage;
+}
+
+function withTasks(capabilities: object): object {
+  const { extensions } = capabilities as { extensions?: Record<string, unknown> };
+  return { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
 }
 
 function handOver(message: JSONRPCMessage, declared: Set<string | number>): JSONRPCMessage {

@@ -9,8 +9,8 @@ import { createSqliteCatalog, oauthCredentialStoreOf } from '@ferry/storage';
 import {
   followAuthorization,
   type ProtectedMcpServer,
-  startOAuthServer,
-  startProtectedMcpServer,
+  type ProtectedRemote,
+  startProtectedRemote,
   type TestOAuthServer,
 } from '@ferry/test-helpers/oauth-servers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { never, textOf } from '../support/pool-per-test.js';
 const REDIRECT = 'http://127.0.0.1:9/api/oauth/callback';
 const SECRET = 'a-test-token-secret-of-at-least-32-bytes!';
 
+let remote: ProtectedRemote;
 let as: TestOAuthServer;
 let mcp: ProtectedMcpServer;
 let dir: string;
@@ -31,13 +32,10 @@ let remoteAuth: RemoteAuth;
 let pool: ConnectionPool;
 
 beforeAll(async () => {
-  as = await startOAuthServer();
-  mcp = await startProtectedMcpServer(as);
+  remote = await startProtectedRemote();
+  ({ as, mcp } = remote);
 });
-afterAll(async () => {
-  await mcp.close();
-  await as.close();
-});
+afterAll(() => remote?.close());
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ferry-oauth-'));

@@ -14,7 +14,8 @@ import type { ServerConfigInput } from '../../src/servers/server-config.js';
 import { never, poolPerTest } from '../support/pool-per-test.js';
 
 // Ferry's pool against the tasks example server, over stdio and Streamable HTTP: a tools/call
-// answered with a task is followed (tasks/get) to its end and looks like any call to the pipeline.
+// answered with a task is followed (notifications/tasks on a subscriptions/listen, tasks/get as the
+// fallback) to its end and looks like any call to the pipeline.
 
 const start = poolPerTest();
 
@@ -41,7 +42,27 @@ describe.each(['stdio', 'http'] as const)('a task over %s', (kind) => {
         { name: 'task_record', arguments: taskId ? { task_id: taskId } : {} },
         { signal: never() },
       ),
-    ).results as { task_id: string; status: string; gets: number; cancels: number };
+    ).results as {
+      task_id: string;
+      status: string;
+      gets: number;
+      cancels: number;
+      listens: number;
+      subscriptions: number;
+      notifications: number;
+    };
+  /** The record once `done` holds, checked every 50 ms for at most 5 s. */
+  const recordUntil = async (
+    connection: ToolConnection,
+    done: (seen: Awaited<ReturnType<typeof record>>) => boolean,
+  ) => {
+    let seen = await record(connection);
+    for (let i = 0; i < 100 && !done(seen); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = await record(connection);
+    }
+    return seen;
+  };
 
   it('is followed to its result, each step reported as progress', async () => {
     const connection = await connect();
@@ -60,7 +81,57 @@ describe.each(['stdio', 'http'] as const)('a task over %s', (kind) => {
     expect(updates.map((update) => update.progress)).toEqual(updates.map((_, i) => i + 1));
     const seen = await record(connection);
     expect(seen.status).toBe('completed');
-    expect(seen.gets).toBeGreaterThanOrEqual(2);
+    // The steps came as notifications/tasks on the one subscription, closed with the task.
+    expect(seen).toMatchObject({ listens: 1, subscriptions: 0 });
+    expect(seen.notifications).toBeGreaterThanOrEqual(5);
+  });
+
+  it('ends on the notification of the end, long before the next poll', async () => {
+    const connection = await connect();
+    const started = Date.now();
+    const result = await connection.callTool(
+      { name: 'task_scenario', arguments: { scenario: 'silent', seconds: 1, poll_ms: 10_000 } },
+      { signal: never() },
+    );
+    const elapsed = Date.now() - started;
+    expect(result.content).toEqual([{ type: 'text', text: 'silent for 1s' }]);
+    // Polling alone would have asked at 5 s (the longest interval Ferry accepts).
+    expect(elapsed).toBeGreaterThanOrEqual(1000);
+    expect(elapsed).toBeLessThan(2500);
+    const seen = await record(connection);
+    expect(seen).toMatchObject({ status: 'completed', listens: 1, subscriptions: 0, gets: 0 });
+    expect(seen.notifications).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(['refuse', 'ignore'] as const)(
+    'polls to the end when the server does not serve the subscription (%s)',
+    async (listen) => {
+      const connection = await connect();
+      const result = await connection.callTool(
+        { name: 'task_scenario', arguments: { scenario: 'silent', seconds: 0.6, listen } },
+        { signal: never() },
+      );
+      expect(result.content).toEqual([{ type: 'text', text: 'silent for 0.6s' }]);
+      const seen = await record(connection);
+      expect(seen).toMatchObject({ status: 'completed', listens: 0, notifications: 0 });
+      expect(seen.gets).toBeGreaterThanOrEqual(2);
+    },
+  );
+
+  it('closes the subscription when the call is cancelled, even if the task works on', async () => {
+    const connection = await connect();
+    const abort = new AbortController();
+    const call = connection.callTool(
+      { name: 'task_scenario', arguments: { scenario: 'stubborn', seconds: 20 } },
+      { signal: abort.signal },
+    );
+    const open = await recordUntil(connection, (seen) => seen.subscriptions === 1);
+    expect(open).toMatchObject({ status: 'working', listens: 1, subscriptions: 1 });
+    abort.abort(new Error('stopped by the user'));
+    await expect(call).rejects.toThrow('stopped by the user');
+    const closed = await recordUntil(connection, (seen) => seen.subscriptions === 0 && seen.cancels === 1);
+    // Still working (cancelling is cooperative): the subscription ended because Ferry closed it.
+    expect(closed).toMatchObject({ status: 'working', subscriptions: 0, cancels: 1, listens: 1 });
   });
 
   it('sends tasks/cancel when the call is aborted', async () => {

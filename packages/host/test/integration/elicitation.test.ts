@@ -5,58 +5,36 @@
 // retried with the answer), over stdio pinned to 2025-11-25 (a real `elicitation/create` request,
 // the SDK's legacy shim on the server side), and over Streamable HTTP (2026-07-28).
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type CallEvent, FerryError } from '@ferry/contract';
-import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
-import { type HttpServerProcess, startHttp } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, type Host } from '../../src/host.js';
-import { REPO_ROOT } from '../support/servers.js';
+import type { Host } from '../../src/host.js';
+import {
+  answerQuestion,
+  type ExampleHost,
+  elicitationServers,
+  type Question,
+  startAskingCall,
+  startExampleHost,
+} from '../support/example-host.js';
 
-const xfile = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', 'examples/servers/src/xfile.ts'],
-  cwd: REPO_ROOT,
-};
 const CSV = 'region,sales\nNorth,120\nSouth,80\n';
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
-let dir: string;
-let http: HttpServerProcess;
-let storage: OpenedStorage;
+let env: ExampleHost;
 let host: Host;
 const owners: Record<string, string> = {};
 const fileIds: Record<string, string> = {};
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ferry-elicit-'));
-  http = await startHttp('xfile', join(dir, 'http-workspaces'));
-  storage = await openStorage(loadStorageConfig({ env: { FERRY_DATA_DIR: join(dir, 'data') } }));
-  // A second without progress would time the call out: only a stopped clock survives a user who
-  // takes longer than that to answer.
-  const quick = { timeouts: { noticeSeconds: [], timeoutSeconds: 1, hardCapSeconds: 30 } };
-  const remote = { transport: 'http' as const, url: http.url.href };
-  host = createHost({
-    config: {
-      servers: {
-        xfile,
-        'xfile-quick': { ...xfile, ...quick },
-        'xfile-2025': { ...xfile, protocol: '2025-11-25' },
-        'xfile-2025-quick': { ...xfile, protocol: '2025-11-25', ...quick },
-        'xfile-http': remote,
-        'xfile-http-quick': { ...remote, ...quick },
-      },
-    },
-    files: storage.files,
-    workspacesRoot: join(dir, 'workspaces'),
-    downloadUrl: (id, token) => `http://127.0.0.1:1/api/files/${id}/content?token=${token}`,
-    pool: { onStderr: () => {} },
-    elicitationTimeoutSeconds: 5,
+  env = await startExampleHost({
+    server: 'xfile',
+    prefix: 'ferry-elicit-',
+    servers: (xfile, remote) => elicitationServers('xfile', xfile, remote),
+    host: { elicitationTimeoutSeconds: 5 },
   });
+  const { storage } = env;
+  host = env.host;
   for (const name of ['alice', 'bob']) owners[name] = await storage.files.ensureUser(name);
   const put = async (owner: string, name: string, bytes: Buffer, mime: string) =>
     (await storage.files.put(owner, name, Readable.from([bytes]), { mime })).id;
@@ -66,49 +44,23 @@ beforeAll(async () => {
   fileIds.bobs = await put(owners.bob as string, 'bob.csv', Buffer.from('b\n1\n'), 'text/csv');
 }, 60_000);
 
-afterAll(async () => {
-  await host?.close();
-  await http?.stop();
-  await storage?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => env?.close());
 
 /** Starts `tool` of `server` and resolves with the question once it is asked. */
-function startReview(server: string, tool = 'review_document') {
-  const events: CallEvent[] = [];
-  let asked!: (event: Extract<CallEvent, { type: 'elicitation' }>) => void;
-  const question = new Promise<Extract<CallEvent, { type: 'elicitation' }>>((resolve) => {
-    asked = resolve;
+const startReview = (server: string, tool = 'review_document') =>
+  startAskingCall(host, {
+    user: { owner: owners.alice as string, username: 'alice' },
+    server,
+    tool,
+    arguments: tool === 'review_document' ? { purpose: 'Q3 review' } : {},
   });
-  const response = host.callTool(
-    {
-      user: { owner: owners.alice as string, username: 'alice' },
-      server,
-      tool,
-      arguments: tool === 'review_document' ? { purpose: 'Q3 review' } : {},
-    },
-    (event) => {
-      events.push(event);
-      if (event.type === 'elicitation') asked(event);
-    },
-  );
-  return { events, question, response };
-}
 
 /** Answers the question as alice; `fields` add to or override that (wrong answers included). */
-function reply(
-  asked: Extract<CallEvent, { type: 'elicitation' }>,
+const reply = (
+  asked: Question,
   action: 'accept' | 'decline' | 'cancel',
   fields: Record<string, unknown> = {},
-) {
-  return host.answerElicitation({
-    callId: asked.callId,
-    elicitationId: asked.elicitationId,
-    owner: owners.alice as string,
-    action,
-    ...fields,
-  });
-}
+) => answerQuestion(host, owners.alice as string, asked, action, fields);
 
 const WAYS = [
   { way: 'stdio, 2026-07-28 (multi round-trip)', server: 'xfile', era: 'modern' },

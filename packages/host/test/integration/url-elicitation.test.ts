@@ -5,104 +5,53 @@
 // runs over stdio on 2026-07-28 (the question inside an `input_required` result), over stdio pinned
 // to 2025-11-25 (a real `elicitation/create` request with an elicitationId) and over Streamable
 // HTTP (2026-07-28).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { CallEvent } from '@ferry/contract';
-import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
-import { type HttpServerProcess, startHttp } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, type Host } from '../../src/host.js';
-import { REPO_ROOT } from '../support/servers.js';
+import type { Host } from '../../src/host.js';
+import {
+  answerQuestion,
+  type ExampleHost,
+  elicitationServers,
+  type Question,
+  startAskingCall,
+  startExampleHost,
+} from '../support/example-host.js';
 
-type Question = Extract<CallEvent, { type: 'elicitation' }>;
-
-const signin = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', 'examples/servers/src/signin.ts'],
-  cwd: REPO_ROOT,
-};
 const LINK = /^http:\/\/127\.0\.0\.1:\d+\/signin\/[\w-]{22}$/;
 
-let dir: string;
-let http: HttpServerProcess;
-let storage: OpenedStorage;
+let env: ExampleHost;
 let host: Host;
 let alice: string;
 let bob: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ferry-url-elicit-'));
-  http = await startHttp('signin', join(dir, 'http-workspaces'));
-  storage = await openStorage(loadStorageConfig({ env: { FERRY_DATA_DIR: join(dir, 'data') } }));
-  // One second without progress would time the call out: only a stopped clock survives a user
-  // who takes longer than that to decide about the link.
-  const quick = { timeouts: { noticeSeconds: [], timeoutSeconds: 1, hardCapSeconds: 30 } };
-  const remote = { transport: 'http' as const, url: http.url.href };
-  host = createHost({
-    config: {
-      servers: {
-        signin,
-        'signin-quick': { ...signin, ...quick },
-        'signin-2025': { ...signin, protocol: '2025-11-25' },
-        'signin-2025-quick': { ...signin, protocol: '2025-11-25', ...quick },
-        'signin-http': remote,
-        'signin-http-quick': { ...remote, ...quick },
-      },
-    },
-    files: storage.files,
-    workspacesRoot: join(dir, 'workspaces'),
-    downloadUrl: (id, token) => `http://127.0.0.1:1/api/files/${id}/content?token=${token}`,
-    pool: { onStderr: () => {} },
-    elicitationTimeoutSeconds: 5,
+  env = await startExampleHost({
+    server: 'signin',
+    prefix: 'ferry-url-elicit-',
+    servers: (signin, remote) => elicitationServers('signin', signin, remote),
+    host: { elicitationTimeoutSeconds: 5 },
   });
-  alice = await storage.files.ensureUser('alice');
-  bob = await storage.files.ensureUser('bob');
+  host = env.host;
+  alice = await env.storage.files.ensureUser('alice');
+  bob = await env.storage.files.ensureUser('bob');
 }, 60_000);
 
-afterAll(async () => {
-  await host?.close();
-  await http?.stop();
-  await storage?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => env?.close());
 
 /** Starts link_account and resolves with the question once it is asked. */
-function startLink(server: string, args: Record<string, unknown> = {}, signal?: AbortSignal) {
-  const events: CallEvent[] = [];
-  let asked!: (event: Question) => void;
-  const question = new Promise<Question>((resolve) => {
-    asked = resolve;
+const startLink = (server: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
+  startAskingCall(host, {
+    user: { owner: alice, username: 'alice' },
+    server,
+    tool: 'link_account',
+    arguments: { service: 'Acme Drive', ...args },
+    ...(signal && { signal }),
   });
-  const response = host.callTool(
-    {
-      user: { owner: alice, username: 'alice' },
-      server,
-      tool: 'link_account',
-      arguments: { service: 'Acme Drive', ...args },
-      ...(signal && { signal }),
-    },
-    (event) => {
-      events.push(event);
-      if (event.type === 'elicitation') asked(event);
-    },
-  );
-  return { events, question, response };
-}
 
 const reply = (
   asked: Question,
   action: 'accept' | 'decline' | 'cancel',
   extra: Record<string, unknown> = {},
-) =>
-  host.answerElicitation({
-    callId: asked.callId,
-    elicitationId: asked.elicitationId,
-    owner: alice,
-    action,
-    ...extra,
-  });
+) => answerQuestion(host, alice, asked, action, extra);
 
 describe.each([
   ['stdio, 2026-07-28', 'signin'],

@@ -3,62 +3,38 @@
 // picked file as a data URI without `name=` and fills `document_name` from the same pick, whatever
 // the model wrote; a server set to `xMcpFileNameParam` gets the earlier draft's `name=` as well.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
-import { type HttpServerProcess, startHttp } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, type Host } from '../../src/host.js';
+import type { Host } from '../../src/host.js';
 import { resolveConventions } from '../../src/pipeline/resolve-conventions.js';
-import { REPO_ROOT } from '../support/servers.js';
+import { type ExampleHost, startExampleHost } from '../support/example-host.js';
 
-const xfile = {
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', 'examples/servers/src/xfile.ts'],
-  cwd: REPO_ROOT,
-};
 const CSV = 'region,sales\nNorth,120\n';
 const NAME = 'Q3 sales (final).csv';
 
-let dir: string;
-let http: HttpServerProcess;
-let storage: OpenedStorage;
+let env: ExampleHost;
 let host: Host;
 let owner: string;
 let fileId: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ferry-xfile-name-'));
-  storage = await openStorage(loadStorageConfig({ env: { FERRY_DATA_DIR: join(dir, 'data') } }));
-  http = await startHttp('xfile', join(dir, 'http-workspaces'));
-  const remote = { transport: 'http' as const, url: http.url.href };
-  host = createHost({
-    config: {
-      servers: {
-        xfile,
-        'xfile-draft': { ...xfile, xMcpFileNameParam: true },
-        'xfile-http': remote,
-        'xfile-http-draft': { ...remote, xMcpFileNameParam: true },
-      },
-    },
-    files: storage.files,
-    workspacesRoot: join(dir, 'workspaces'),
-    downloadUrl: (id, token) => `http://127.0.0.1:1/api/files/${id}/content?token=${token}`,
-    pool: { onStderr: () => {} },
+  env = await startExampleHost({
+    server: 'xfile',
+    prefix: 'ferry-xfile-name-',
+    servers: (xfile, remote) => ({
+      xfile,
+      'xfile-draft': { ...xfile, xMcpFileNameParam: true },
+      'xfile-http': remote,
+      'xfile-http-draft': { ...remote, xMcpFileNameParam: true },
+    }),
   });
-  owner = await storage.files.ensureUser('alice');
-  fileId = (await storage.files.put(owner, NAME, Readable.from([Buffer.from(CSV)]), { mime: 'text/csv' })).id;
+  host = env.host;
+  owner = await env.storage.files.ensureUser('alice');
+  fileId = (await env.storage.files.put(owner, NAME, Readable.from([Buffer.from(CSV)]), { mime: 'text/csv' }))
+    .id;
 }, 60_000);
 
-afterAll(async () => {
-  await host?.close();
-  await http?.stop();
-  await storage?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => env?.close());
 
 const call = (server: string, args: Record<string, unknown>, picked = true) =>
   host.callTool({
@@ -105,7 +81,7 @@ describe('x-mcp-file with a paired filename argument (xfile store_named_document
   );
 
   it('a file over maxSize is refused before the call, saying how larger files reach such a tool', async () => {
-    const big = await storage.files.put(
+    const big = await env.storage.files.put(
       owner,
       'big.csv',
       Readable.from([Buffer.alloc(1024 * 1024 + 1, 97)]),
