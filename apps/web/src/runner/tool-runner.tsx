@@ -72,7 +72,9 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
       setServer(oauthReturn.server);
       return;
     }
-    if (!server && enabled[0]) setServer(enabled[0].name);
+    // Functional: a server the user picked between this render and this effect stays picked.
+    const first = enabled[0]?.name;
+    if (!server && first) setServer((current) => current || first);
   }, [server, enabled, oauthReturn]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `reload` lists the tools again after a disconnect
