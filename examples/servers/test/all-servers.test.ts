@@ -13,7 +13,6 @@ import {
   TEST_ONLY_SERVERS,
   type TempDir,
   tempDir,
-  UNSANDBOXED_DEMOS,
 } from '@ferry/test-helpers/example-servers';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -84,7 +83,6 @@ describe('every example server', () => {
       args: ['--import', 'tsx', '--conditions=ferry-source', `examples/servers/src/${name}.ts`, ...extra],
       fileMode: 'path',
       ...(FILE_PROVIDER_SERVERS.includes(name) ? { fileProvider: true } : {}),
-      ...(UNSANDBOXED_DEMOS.includes(name) ? { sandbox: 'off' } : {}),
     });
     for (const name of SERVER_NAMES) {
       if (TEST_ONLY_SERVERS.includes(name)) expect(config.servers[name], name).toBeUndefined();

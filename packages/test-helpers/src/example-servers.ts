@@ -26,11 +26,6 @@ export type ServerName = (typeof SERVER_NAMES)[number];
 
 /** The servers whose config turns on the file provider (they read the user's files only through it). */
 export const FILE_PROVIDER_SERVERS: readonly ServerName[] = ['secrets'];
-/**
- * Demos that serve a page to the user's browser from their own process (`signin`'s sign-in page):
- * a sandboxed server's loopback is its own, so ferry.config.json runs them with sandbox off.
- */
-export const UNSANDBOXED_DEMOS: readonly ServerName[] = ['signin'];
 /** The servers only tests run (test/ferry.test-config.json); the others are in ferry.config.json. */
 export const TEST_ONLY_SERVERS: readonly ServerName[] = ['legacy', 'escape'];
 /** Extra arguments the test config gives a server: the slow server's misbehaving tools. */
