@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { createKyselyCatalog, type KyselyCatalogOptions } from './kysely-catalog.js';
+import { cacheStatements } from './statement-cache.js';
 import type { CatalogTables } from './tables.js';
 import { type CatalogTraits, errorCode } from './traits.js';
 import type { Catalog } from './types.js';
@@ -40,7 +41,9 @@ export async function createSqliteCatalog(options: SqliteCatalogOptions): Promis
   database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   database.pragma('foreign_keys = ON');
 
-  const db = new Kysely<CatalogTables>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<CatalogTables>({
+    dialect: new SqliteDialect({ database: cacheStatements(database) }),
+  });
   const catalog = createKyselyCatalog(db, sqliteCatalogTraits, options);
   if (options.migrate !== false) {
     try {

@@ -2,11 +2,19 @@
 // FlateDecode with or without a PNG predictor. Other filters (LZW, crypt, …) are not needed for
 // those in practice and are refused.
 
-import { constants, inflateSync } from 'node:zlib';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { constants, inflate } from 'node:zlib';
 import { dictOf, intOf, type PdfValue } from './pdf-syntax.js';
 
 /** Inflated size of one stream at most (an object stream of a large document is a few MiB). */
 const MAX_INFLATED = 16 * 1024 * 1024;
+
+// Off the event loop (thread pool, a chunk at a time): a crafted stream inflating to the cap
+// would otherwise stall every other request while it decodes.
+const inflateAsync = promisify(inflate);
+/** Bytes un-predicted between yields: a few ms each even before the loop is optimized. */
+const PREDICTOR_BYTES_PER_TURN = 64 * 1024;
 
 function paeth(left: number, up: number, upLeft: number): number {
   const p = left + up - upLeft;
@@ -16,14 +24,20 @@ function paeth(left: number, up: number, upLeft: number): number {
   return pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
 }
 
-// PNG predictors (PDF §7.4.4.4) with one byte per pixel, which is what xref streams use.
-function unpredictPng(data: Uint8Array, columns: number): Uint8Array {
+// PNG predictors (PDF §7.4.4.4) with one byte per pixel, which is what xref streams use. It
+// yields to the event loop as it goes: a 16 KiB stream can inflate to 16 MiB to walk here.
+async function unpredictPng(data: Uint8Array, columns: number): Promise<Uint8Array> {
   const rowLength = columns + 1;
   const rows = Math.floor(data.length / rowLength);
   const out = new Uint8Array(rows * columns);
+  let sinceYield = 0;
   for (let r = 0; r < rows; r++) {
     const filter = data[r * rowLength];
     for (let c = 0; c < columns; c++) {
+      if (++sinceYield === PREDICTOR_BYTES_PER_TURN) {
+        sinceYield = 0;
+        await nextTurn();
+      }
       const raw = data[r * rowLength + 1 + c] as number;
       const left = c > 0 ? (out[r * columns + c - 1] as number) : 0;
       const up = r > 0 ? (out[(r - 1) * columns + c] as number) : 0;
@@ -43,12 +57,15 @@ function single(value: PdfValue | undefined): PdfValue | undefined {
   return Array.isArray(value) ? (value.length === 1 ? value[0] : { keyword: 'unsupported' }) : value;
 }
 
-export function decodeStream(dict: Map<string, PdfValue>, raw: Uint8Array): Uint8Array {
+export async function decodeStream(dict: Map<string, PdfValue>, raw: Uint8Array): Promise<Uint8Array> {
   const filter = single(dict.get('Filter'));
   if (filter === undefined || filter === null) return raw;
   if (filter !== 'FlateDecode') throw new SyntaxError('unsupported PDF stream filter');
   // SYNC_FLUSH keeps what decodes when a writer cut the stream or left junk after it.
-  const data = inflateSync(raw, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: MAX_INFLATED });
+  const data = await inflateAsync(raw, {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    maxOutputLength: MAX_INFLATED,
+  });
   const params = dictOf(single(dict.get('DecodeParms')));
   const predictor = intOf(params?.get('Predictor')) ?? 1;
   if (predictor === 1) return data;

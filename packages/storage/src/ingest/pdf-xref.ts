@@ -46,14 +46,19 @@ export interface PdfDocument {
 }
 
 /** Runs `parse` on growing windows from `offset` while it reports a truncated object. */
-async function withWindow<T>(src: ByteSource, offset: number, parse: (window: Window) => T): Promise<T> {
+async function withWindow<T>(
+  src: ByteSource,
+  offset: number,
+  parse: (window: Window) => T | Promise<T>,
+): Promise<T> {
   for (const size of WINDOWS) {
     const bytes = await src.read(offset, size);
     const atEnd = offset + bytes.length >= src.size;
     // A trailing newline ends a token that ends the file, so it does not read as cut short.
     const text = atEnd ? `${latin1(bytes)}\n` : latin1(bytes);
     try {
-      return parse({ start: offset, bytes, text });
+      // Awaited here so a rejection (truncated, say) is caught below like a throw.
+      return await parse({ start: offset, bytes, text });
     } catch (error) {
       if (!(error instanceof PdfTruncatedError) || atEnd) throw error;
     }
@@ -131,7 +136,7 @@ function xrefStreamLookup(dict: Dict, data: Uint8Array): (num: number) => XrefEn
 }
 
 function readSection(src: ByteSource, offset: number): Promise<Section> {
-  return withWindow(src, offset, (window) => {
+  return withWindow(src, offset, async (window) => {
     const lexer = new PdfLexer(window.text);
     if (lexer.peekKeyword('xref')) return parseTable(window.text, lexer.pos + 'xref'.length);
     const object = parseIndirectObject(window.text, 0);
@@ -142,7 +147,7 @@ function readSection(src: ByteSource, offset: number): Promise<Section> {
     }
     if (object.streamStart + length > window.bytes.length) throw new PdfTruncatedError();
     const raw = window.bytes.subarray(object.streamStart, object.streamStart + length);
-    return { lookup: xrefStreamLookup(dict, decodeStream(dict, raw)), trailer: dict };
+    return { lookup: xrefStreamLookup(dict, await decodeStream(dict, raw)), trailer: dict };
   });
 }
 
@@ -224,7 +229,7 @@ export async function openPdfDocument(src: ByteSource, startxref: number): Promi
     const decrypt = await streamDecryption();
     if (!decrypt) throw new SyntaxError('encrypted object stream that cannot be opened without a password');
     const raw = decrypt(num, object.gen, await src.read(object.start + object.streamStart, length));
-    return { dict, text: `${latin1(decodeStream(dict, raw))}\n` };
+    return { dict, text: `${latin1(await decodeStream(dict, raw))}\n` };
   }
 
   async function fromObjectStream(stream: number, num: number): Promise<PdfValue> {

@@ -4,7 +4,8 @@
 // directory plus the one entry prefix we inflate. Checked against Python's zipfile on archives
 // from real writers (test/fixtures/ingest-corpus).
 
-import { constants, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, inflateRaw } from 'node:zlib';
 import type { ByteSource } from './byte-source.js';
 
 export interface ZipEntry {
@@ -26,6 +27,10 @@ const CENTRAL_ENTRY = 0x02014b50;
 const LOCAL_ENTRY = 0x04034b50;
 const EOCD_SIZE = 22;
 const MAX_COMMENT = 0xffff;
+
+// The async form inflates on the libuv thread pool a chunk at a time, so a bomb's megabytes do
+// not stall the event loop; maxOutputLength fails it the same way the sync form does.
+const inflateRawAsync = promisify(inflateRaw);
 
 function viewOf(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -185,7 +190,7 @@ export async function readZipEntry(
   if (entry.method !== 8) return null;
   // SYNC_FLUSH instead of FINISH lets zlib return what a cut-off stream decodes to, without
   // an "unexpected end of file" error.
-  return inflateRawSync(data, {
+  return inflateRawAsync(data, {
     finishFlush: constants.Z_SYNC_FLUSH,
     maxOutputLength: options.maxOutput,
   });

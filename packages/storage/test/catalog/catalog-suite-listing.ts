@@ -88,7 +88,12 @@ export function listingTests(ctx: CatalogContext): void {
       seen.push(...names(page.items));
     }
     expect(seen).toEqual(['beta.csv', 'delta%.md', 'gamma_1.png', 'epsilon.json', 'Alpha.txt']);
-    expect((await ctx.catalog.list(owner, { offset: 50 })).items).toEqual([]);
+    expect(await ctx.catalog.list(owner, { offset: 50 })).toEqual({ items: [], total: 5 });
+    // A full page, a page ending exactly at the last row and an empty page right after it.
+    expect((await ctx.catalog.list(owner, { limit: 4, offset: 1 })).total).toBe(5);
+    expect((await ctx.catalog.list(owner, { limit: 5 })).total).toBe(5);
+    expect(await ctx.catalog.list(owner, { limit: 5, offset: 5 })).toEqual({ items: [], total: 5 });
+    expect((await ctx.catalog.list(owner, { limit: 9, offset: 3 })).total).toBe(5);
     await expectFerryError(ctx.catalog.list(owner, { limit: 0 }), 'E_INVALID_INPUT');
     await expectFerryError(ctx.catalog.list(owner, { limit: 1.5 }), 'E_INVALID_INPUT');
     await expectFerryError(ctx.catalog.list(owner, { offset: -1 }), 'E_INVALID_INPUT');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog, NewPendingFile } from '../../src/catalog/types.js';
 import { addFile, type CatalogContext, expectFerryError, newUser, sha } from './catalog-fixtures.js';
+import { indexTests } from './catalog-suite-indexes.js';
 import { listingTests } from './catalog-suite-listing.js';
 import { crossOwnerTests } from './catalog-suite-owners.js';
 import { quotaTests } from './catalog-suite-quota.js';
@@ -51,6 +52,7 @@ export function describeCatalog(
     sweeperTests(ctx);
     crossOwnerTests(ctx);
     quotaTests(ctx);
+    indexTests(ctx);
     additionalTests?.(ctx);
   });
 }
