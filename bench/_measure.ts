@@ -1,9 +1,17 @@
 // Shared by the benchmarks: timing, RSS sampling and the median of repeated runs.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createCipheriv, createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import {
+  createReadStream,
+  createWriteStream,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -412,4 +420,59 @@ export function descendantsOf(root: number): number[] {
     queue.push(...next);
   }
   return out;
+}
+
+/**
+ * A scratch directory for a bench's large files, removed whatever happens (normal end, exception,
+ * Ctrl-C), and a deadline (BENCH_TIMEOUT_S, default 30 min) that fails the bench through `fail`.
+ */
+export async function benchScratch(
+  prefix: string,
+  fail: (error: Error) => never,
+): Promise<{ dir: string; deadline: NodeJS.Timeout }> {
+  const timeoutMs = Number(process.env.BENCH_TIMEOUT_S ?? 1800) * 1000;
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      removeDir();
+      process.exit(130);
+    });
+  }
+  const deadline = setTimeout(
+    () => fail(new Error(`timed out after ${timeoutMs / 1000} s (BENCH_TIMEOUT_S); temp files removed`)),
+    timeoutMs,
+  );
+  deadline.unref();
+  return { dir, deadline };
+}
+
+/** DELETE /api/files/{id} of a Ferry the bench started; rejects unless it answers 200. */
+export function deleteFile(url: string, id: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(`/api/files/${id}`, url), { method: 'DELETE' }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve() : reject(new Error(`delete answered ${res.statusCode}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A failed bench: one JSON document with the reason (scripts/bench.mjs reports it), then exit 1. */
+export function failBench(bench: string, command: string, error: unknown, ferry?: FerryProcess): never {
+  const message = error instanceof Error ? error.message : String(error);
+  console.log(
+    JSON.stringify({
+      bench,
+      command,
+      error: message,
+      server_output_tail: ferry?.outputTail().slice(-2000),
+      pass: false,
+    }),
+  );
+  process.exit(1);
 }

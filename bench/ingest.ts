@@ -9,10 +9,9 @@
 // ingesting (printed as pass/fail). Size of the large upload: BENCH_INGEST_BYTES (default 1 GiB),
 // streamed from a generator. Prints one JSON document.
 import { createCipheriv } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { type IncomingMessage, request } from 'node:http';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -22,8 +21,11 @@ import { gif } from '../packages/storage/test/ingest/build-images.js';
 import { buildZip } from '../packages/storage/test/ingest/build-xlsx.js';
 import {
   benchCommand,
+  benchScratch,
+  deleteFile,
   endBench,
   type FerryProcess,
+  failBench,
   MIB,
   machineReport,
   median,
@@ -34,7 +36,6 @@ import {
 
 const SIZE = Number(process.env.BENCH_INGEST_BYTES ?? 1024 * MIB);
 /** The whole benchmark, cleanup included, must end within this. @default 1800 s */
-const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 1800) * 1000;
 const TARGET = { lag_p99_ms: 20 };
 
 // Used by the builders below, which run from the top-level code before their own lines.
@@ -48,23 +49,9 @@ if (!(SIZE > 0)) fail(new Error(`bad BENCH_INGEST_BYTES (${process.env.BENCH_ING
 
 /** Other work on the machine skews every timing here; reported next to them. */
 const loadAtStart = loadavg()[0] ?? 0;
-const dir = await mkdtemp(join(tmpdir(), 'ferry-bench-ingest-'));
+const { dir, deadline } = await benchScratch('ferry-bench-ingest-', fail);
 const lagFile = join(dir, 'lag.json');
 let ferry: FerryProcess | undefined;
-// The stored large files are removed whatever happens: normal end, exception, timeout, Ctrl-C.
-const removeDir = () => rmSync(dir, { recursive: true, force: true });
-process.once('exit', removeDir);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    removeDir();
-    process.exit(130);
-  });
-}
-const deadline = setTimeout(
-  () => fail(new Error(`timed out after ${TIMEOUT_MS / 1000} s (BENCH_TIMEOUT_S); temp files removed`)),
-  TIMEOUT_MS,
-);
-deadline.unref();
 
 /**
  * Loaded into the server with --import: the histogram lives in Ferry's own process. On SIGUSR2 it
@@ -397,49 +384,38 @@ function upload(url: string, name: string, body: Readable, size: number): Promis
         method: 'POST',
         headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 201)
-            return reject(new Error(`upload of ${name} answered ${res.statusCode}: ${text}`));
-          const file = (JSON.parse(text) as { files: FileRow[] }).files[0];
-          if (!file) return reject(new Error(`upload of ${name} answered without a file: ${text}`));
+      (res) =>
+        answerOf<{ files: FileRow[] }>(res, 201, `upload of ${name}`).then((answer) => {
+          const file = answer.files[0];
+          if (!file) throw new Error(`upload of ${name} answered without a file`);
           resolve(file);
-        });
-      },
+        }, reject),
     );
     req.on('error', reject);
     pipeline(body, req).catch(reject);
   });
 }
 
-function listFiles(url: string): Promise<FileRow[]> {
+/** The JSON body of `res`, which must have `status`; `what` names the request in errors. */
+function answerOf<T>(res: IncomingMessage, status: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL('/api/files?limit=1000', url), (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200)
-          return reject(new Error(`GET /api/files answered ${res.statusCode}: ${text}`));
-        resolve((JSON.parse(text) as { items: FileRow[] }).items);
-      });
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (res.statusCode !== status) reject(new Error(`${what} answered ${res.statusCode}: ${text}`));
+      else resolve(JSON.parse(text) as T);
     });
-    req.on('error', reject);
-    req.end();
   });
 }
 
-function deleteFile(url: string, id: string): Promise<void> {
+function listFiles(url: string): Promise<FileRow[]> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(`/api/files/${id}`, url), { method: 'DELETE' }, (res) => {
-      res.resume();
-      res.on('end', () =>
-        res.statusCode === 200 ? resolve() : reject(new Error(`delete answered ${res.statusCode}`)),
+    const req = request(new URL('/api/files?limit=1000', url), (res) => {
+      answerOf<{ items: FileRow[] }>(res, 200, 'GET /api/files').then(
+        (answer) => resolve(answer.items),
+        reject,
       );
     });
     req.on('error', reject);
@@ -453,15 +429,5 @@ function command(): string {
 
 /** One JSON document with the reason, so scripts/bench.mjs reports it; then cleanup and exit 1. */
 function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
-  console.log(
-    JSON.stringify({
-      bench: 'ingest',
-      command: command(),
-      error: message,
-      server_output_tail: ferry?.outputTail().slice(-2000),
-      pass: false,
-    }),
-  );
-  process.exit(1);
+  return failBench('ingest', command(), error, ferry);
 }

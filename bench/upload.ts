@@ -12,17 +12,20 @@
 // <= 64 MiB. Size: BENCH_UPLOAD_MIB or --mib N (default 1024). Prints one JSON document.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   benchCommand,
+  benchScratch,
+  deleteFile,
   endBench,
   type FerryProcess,
+  failBench,
   MIB,
   machineReport,
   measureCopyHashFloor,
@@ -44,7 +47,6 @@ const RUNS = Number(process.env.FERRY_BENCH_RUNS ?? 3);
 const FORM = process.env.BENCH_UPLOAD_FORM === 'multipart' ? 'multipart' : 'raw';
 const DOWNLOAD_TO = process.env.BENCH_DOWNLOAD_TO === 'file' ? 'file' : 'verify-only';
 /** The whole benchmark, floor and cleanup included, must end within this. @default 1800 s */
-const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 1800) * 1000;
 /** Client-side read size of the source file. */
 const READ_CHUNK = 1024 * 1024;
 const TARGET = { ratio: 2, rss_growth_mib: 64 };
@@ -53,22 +55,8 @@ if (!(SIZE > 0) || !(RUNS >= 1)) fail(new Error(`bad size (${SIZE_MIB} MiB) or r
 
 /** Other work on the machine skews every timing here; reported next to them. */
 const loadAtStart = loadavg()[0] ?? 0;
-const dir = await mkdtemp(join(tmpdir(), 'ferry-bench-upload-'));
+const { dir, deadline } = await benchScratch('ferry-bench-upload-', fail);
 let ferry: FerryProcess | undefined;
-// 1 GiB files are removed whatever happens: normal end, exception, timeout, Ctrl-C.
-const removeDir = () => rmSync(dir, { recursive: true, force: true });
-process.once('exit', removeDir);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    removeDir();
-    process.exit(130);
-  });
-}
-const deadline = setTimeout(
-  () => fail(new Error(`timed out after ${TIMEOUT_MS / 1000} s (BENCH_TIMEOUT_S); temp files removed`)),
-  TIMEOUT_MS,
-);
-deadline.unref();
 
 try {
   const source = join(dir, 'source.bin');
@@ -330,19 +318,6 @@ function download(
   });
 }
 
-function deleteFile(url: string, id: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(`/api/files/${id}`, url), { method: 'DELETE' }, (res) => {
-      res.resume();
-      res.on('end', () =>
-        res.statusCode === 200 ? resolve() : reject(new Error(`delete answered ${res.statusCode}`)),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /**
  * Starts counting CPU time of the server and of this process, and how long the server's main
  * thread (where an upload is parsed and hashed) sat runnable waiting for a CPU.
@@ -382,15 +357,5 @@ function command(): string {
 
 /** One JSON document with the reason, so scripts/bench.mjs reports it; then cleanup and exit 1. */
 function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
-  console.log(
-    JSON.stringify({
-      bench: 'upload',
-      command: command(),
-      error: message,
-      server_output_tail: ferry?.outputTail().slice(-2000),
-      pass: false,
-    }),
-  );
-  process.exit(1);
+  return failBench('upload', command(), error, ferry);
 }
