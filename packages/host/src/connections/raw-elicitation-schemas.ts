@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport } from '@modelcontextprotocol/client';
+import { rememberBounded, takeCallMeta } from './private-meta.js';
 
 // The server's questions, as they came over the wire, for the elicitation handler.
 //
@@ -48,8 +49,7 @@ export function tapElicitations(transport: Transport): ElicitationTap {
   const deliver = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
     if ('method' in message && message.method === 'elicitation/create' && 'id' in message) {
-      if (byRequest.size >= MAX_KEPT) byRequest.delete(byRequest.keys().next().value as RequestId);
-      byRequest.set(message.id, { ...schemaOf(message.params) });
+      rememberBounded(byRequest, message.id, { ...schemaOf(message.params) }, MAX_KEPT);
     } else if (!('method' in message) && 'id' in message && message.id !== undefined) {
       const call = tagged.get(message.id);
       tagged.delete(message.id);
@@ -84,17 +84,10 @@ export function tapElicitations(transport: Transport): ElicitationTap {
 }
 
 function untag(message: JSONRPCMessage, tagged: Map<RequestId, string>): JSONRPCMessage {
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return message;
-  const params = message.params as { _meta?: Record<string, unknown> } | undefined;
-  const meta = params?._meta;
-  if (meta === undefined || !(CALL_TAG_META in meta)) return message;
-  const { [CALL_TAG_META]: tag, ...rest } = meta;
-  // Bounded: a request whose answer never comes (its call cancelled) never clears its id.
-  if (tagged.size >= 1024) tagged.delete(tagged.keys().next().value as RequestId);
-  if (typeof tag === 'string') tagged.set(message.id, tag);
-  const { _meta: _dropped, ...others } = params as Record<string, unknown>;
-  const cleaned = Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
-  return { ...message, params: cleaned } as JSONRPCMessage;
+  const taken = takeCallMeta(message, CALL_TAG_META);
+  if (taken.id !== undefined && typeof taken.value === 'string')
+    rememberBounded(tagged, taken.id, taken.value);
+  return taken.message;
 }
 
 function schemaOf(params: unknown): { schema?: Record<string, unknown> } {

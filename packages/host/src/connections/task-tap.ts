@@ -1,5 +1,6 @@
-import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport } from '@modelcontextprotocol/client';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
+import { rememberBounded, takeCallMeta } from './private-meta.js';
 
 // The SDK (2.4) speaks the 2026-07-28 wire but not the tasks extension (SEP-2663): its result
 // decoder rejects `resultType: "task"` as an unsupported result type and drops the handle with
@@ -37,7 +38,7 @@ export function taskTap(transport: Transport): TaskTap {
   const existing = taps.get(transport);
   if (existing) return existing;
   /** Ids of tools/call requests in flight that declared the extension. */
-  const declared = new Set<string | number>();
+  const declared = new Map<RequestId, true>();
   const listeners = new Map<string, (task: Record<string, unknown>) => void>();
   const ackListeners = new Map<string, () => void>();
 
@@ -77,24 +78,19 @@ export function taskTap(transport: Transport): TaskTap {
   return tap;
 }
 
-function declare(message: JSONRPCMessage, declared: Set<string | number>): JSONRPCMessage {
+function declare(message: JSONRPCMessage, declared: Map<RequestId, true>): JSONRPCMessage {
   if (!('method' in message) || !('id' in message)) return message;
   if (message.method === 'subscriptions/listen') return declareOnListen(message);
-  if (message.method !== 'tools/call') return message;
-  const params = message.params as { _meta?: Record<string, unknown> } | undefined;
-  const meta = params?._meta;
-  if (meta === undefined || !(TASKS_OPT_IN in meta)) return message;
-  const { [TASKS_OPT_IN]: _optIn, ...rest } = meta;
-  const capabilities = rest[CLIENT_CAPABILITIES_META_KEY];
+  const taken = takeCallMeta(message, TASKS_OPT_IN);
+  if (taken.id === undefined) return message;
+  const capabilities = taken.meta?.[CLIENT_CAPABILITIES_META_KEY];
   // A legacy-era request has no per-request capabilities: nothing to declare (SEP-2663 applies
   // to 2026-07-28 only), the private key is still removed.
-  if (typeof capabilities === 'object' && capabilities !== null) {
-    rest[CLIENT_CAPABILITIES_META_KEY] = withTasks(capabilities);
-    // Bounded: calls abandoned before their answer (cancelled) never clear their id.
-    if (declared.size >= 1024) declared.delete(declared.values().next().value as string | number);
-    declared.add(message.id);
-  }
-  return { ...message, params: { ...params, _meta: rest } } as JSONRPCMessage;
+  if (typeof capabilities !== 'object' || capabilities === null) return taken.message;
+  rememberBounded(declared, taken.id, true);
+  const params = (taken.message as { params: Record<string, unknown> }).params;
+  const _meta = { ...taken.meta, [CLIENT_CAPABILITIES_META_KEY]: withTasks(capabilities) };
+  return { ...taken.message, params: { ...params, _meta } } as JSONRPCMessage;
 }
 
 /** A listen for task ids declares the extension (SEP-2663: -32021 otherwise). */
@@ -115,7 +111,7 @@ function withTasks(capabilities: object): object {
   return { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
 }
 
-function handOver(message: JSONRPCMessage, declared: Set<string | number>): JSONRPCMessage {
+function handOver(message: JSONRPCMessage, declared: Map<RequestId, true>): JSONRPCMessage {
   if (!('id' in message) || 'method' in message || message.id === undefined) return message;
   if (!declared.delete(message.id)) return message;
   if (!('result' in message)) return message;
