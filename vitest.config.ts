@@ -21,6 +21,8 @@ export default defineConfig({
       include: ['packages/*/test/**/*.test-d.ts', 'apps/*/test/**/*.test-d.ts'],
       tsconfig: 'tsconfig.json',
     },
+    // The example servers are built first (the tests run them as ferry.config.json does).
+    globalSetup: ['scripts/vitest-global-setup.mjs'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -27,6 +27,7 @@ import {
   endBench,
   type FerryProcess,
   latencySummary,
+  median,
   MIB,
   machineReport,
   procCpuMs,
@@ -166,6 +167,8 @@ try {
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const memory = ferryRss.stop();
   const processes = servers.stop();
+  // Idle now (every call ended): what each user's server holds, and what its process cost.
+  const idle = idleServers(processes.pidsByUser);
   const ferryCpu = cpuMs(ferry.pid) - ferryCpuBefore;
   const clientCpu = process.cpuUsage(clientCpuBefore);
 
@@ -221,6 +224,10 @@ try {
         // Other processes below Ferry (sandbox wrappers sh/bwrap/prlimit/sleep, esbuild of tsx).
         helper_processes_seen: processes.wrappers,
         helper_commands: processes.wrapperNames,
+        // Each user's server processes once every call has ended (RSS of the node processes).
+        idle_rss_per_user_mib: spread(idle.rssPerUser.map((bytes) => bytes / MIB)),
+        // CPU of one server process over its life here: its start and the user's calls to it.
+        cpu_ms_per_process: spread(idle.cpuPerProcess),
       },
       ferry_rss_mib: {
         baseline: round(memory.baselineBytes / MIB, 1),
@@ -229,7 +236,11 @@ try {
       isolation_checked: true,
       ...(pass ? {} : { server_output_tail: ferry.outputTail().slice(-3000) }),
       machine: machineReport(loadAtStart),
-      target: { errors: 0 },
+      target: { errors: 0, call_first_per_user_p95_ms: 2000, idle_rss_per_user_mib: 60 },
+      meets: {
+        call_first_per_user_p95: latencySummary(first.map((s) => s.callMs)).p95_ms <= 2000,
+        idle_rss_per_user: Math.max(0, ...idle.rssPerUser) / MIB <= 60,
+      },
       pass,
     }),
   );
@@ -477,6 +488,29 @@ function watchServerProcesses(ferryPid: number) {
       };
     },
   };
+}
+
+/** Count, median and largest of some values (not durations: RSS, CPU milliseconds). */
+function spread(values: readonly number[]): { count: number; p50: number; max: number } {
+  if (values.length === 0) return { count: 0, p50: 0, max: 0 };
+  return { count: values.length, p50: round(median([...values]), 1), max: round(Math.max(...values), 1) };
+}
+
+/** The live server processes of each user, summed per user (RSS), and each one's CPU so far. */
+function idleServers(pidsByUser: Record<string, Set<number>>): { rssPerUser: number[]; cpuPerProcess: number[] } {
+  const rssPerUser: number[] = [];
+  const cpuPerProcess: number[] = [];
+  for (const pids of Object.values(pidsByUser)) {
+    let rss = 0;
+    for (const pid of pids) {
+      const memory = procMemory(pid);
+      if (memory === undefined) continue;
+      rss += memory.rss;
+      cpuPerProcess.push(cpuMs(pid));
+    }
+    if (rss > 0) rssPerUser.push(rss);
+  }
+  return { rssPerUser, cpuPerProcess };
 }
 
 /** Errors grouped by their message with ids, numbers and paths blanked: what went wrong, how often. */

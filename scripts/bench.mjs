@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildServers } from '../examples/servers/scripts/build-servers.mjs';
 
 const root = join(import.meta.dirname, '..');
 const dir = join(root, 'bench');
@@ -18,6 +19,8 @@ if (files.length === 0) {
   console.log(JSON.stringify({ benchmarks: [], note: 'no benchmarks in bench/ yet' }));
   process.exit(0);
 }
+// The benchmarks run the example servers as ferry.config.json does, from their build.
+if (!(await buildServers({ ifStale: true, quiet: true }))) process.exit(1);
 const results = [];
 let failed = false;
 for (const file of files) {

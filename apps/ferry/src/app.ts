@@ -108,7 +108,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   const redact = createPathRedactor(deps.hostPaths ?? {});
   const authenticator = createAuthenticator(config.auth, deps.files);
-  const sessions = createSessions({ files: deps.files, idleMinutes: config.sessions.idleMinutes, now });
+  const sessions = createSessions({
+    files: deps.files,
+    idleMinutes: config.sessions.idleMinutes,
+    now,
+    // The servers marked `start: "session"` start while the user uploads or types.
+    onOpened: (user) => {
+      void deps.host.startSessionServers?.(user.username).then((starts) => {
+        for (const start of starts) {
+          if (start.ok) continue;
+          const reason = start.error instanceof Error ? start.error.message : String(start.error);
+          app.log.warn({ server: start.server, user: user.username }, `session start failed: ${reason}`);
+        }
+      });
+    },
+  });
   const userEvents = createUserEvents({ now });
   const calls = createCallRegistry({
     callTool: (request, emit) => deps.host.callTool(request, emit),

@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { agentConfigFromEnv, createAgentFromConfig, describeAgentConfig } from '@ferry/agent';
 import { FerryError, fileProviderPath } from '@ferry/contract';
 import {
+  type ConnectionEventListener,
   createFileProvider,
   createHost,
   createRemoteAuth,
@@ -41,6 +42,8 @@ export interface StartServerOptions {
   logStream?: { write(line: string): void };
   /** stderr of local MCP servers. @default Ferry's stderr */
   onServerStderr?: (server: string, user: string, text: string) => void;
+  /** The pool's connection lifecycle (connected, closed with why, tools changed). @default none */
+  onConnectionEvent?: ConnectionEventListener;
   /** Each start of a local server without the sandbox (mode auto without bubblewrap, or off). @default stderr */
   onSandboxWarning?: (warning: { server: string; user: string; message: string }) => void;
 }
@@ -145,6 +148,7 @@ async function startLocked(s: {
     pool: {
       authProvider: (server, user) => remoteAuth?.providerFor(server, user),
       ...(options.onServerStderr ? { onStderr: options.onServerStderr } : {}),
+      ...(options.onConnectionEvent ? { onEvent: options.onConnectionEvent } : {}),
       ...(config.app.calls.maxResultBytes ? { maxResultBytes: config.app.calls.maxResultBytes } : {}),
     },
   });

@@ -13,8 +13,12 @@ import type { PathRedactor } from './http/redact-paths.js';
 import type { FerryStatus } from './status.js';
 import type { WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
-/** The part of the host the API needs (a test may pass a double). */
-export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool' | 'answerElicitation'>;
+/**
+ * The part of the host the API needs (a test may pass a double; one without
+ * `startSessionServers` starts nothing when a session opens).
+ */
+export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool' | 'answerElicitation'> &
+  Partial<Pick<Host, 'startSessionServers'>>;
 
 export interface FerryServices {
   files: FileStore;

@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream } from '../src/cli/sse-reader.js';
 import { type RunningServer, startServer } from '../src/server.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
         secrets: {
           transport: 'stdio',
           command: 'node',
-          args: ['--import', 'tsx', '--conditions=ferry-source', 'examples/servers/src/secrets.ts'],
+          args: [exampleScript('secrets')],
           cwd: REPO_ROOT,
           fileProvider: true,
         },

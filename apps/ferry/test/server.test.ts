@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readlink, rm, writeFile } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
 import { http, REPO_ROOT } from './support/start-app.js';
@@ -107,7 +108,7 @@ describe('the sandbox as startServer wires it', () => {
   const ATTACK = {
     transport: 'stdio',
     command: 'node',
-    args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src/attack.ts')],
+    args: [exampleScript('attack')],
     cwd: REPO_ROOT,
   };
   let base: string;
@@ -261,12 +262,7 @@ describe('the sandbox as startServer wires it', () => {
     const path = join(cwd, 'ferry.config.json');
     const flood = {
       ...ATTACK,
-      args: [
-        '--import',
-        'tsx',
-        '--conditions=ferry-source',
-        join(REPO_ROOT, 'examples/servers/src/flood.ts'),
-      ],
+      args: [exampleScript('flood')],
     };
     await writeFile(path, JSON.stringify({ calls: { maxResultBytes: 1048576 }, servers: { attack: flood } }));
     const server = await startServer({ cwd, env: {}, configPath: path, port: 0, onServerStderr: () => {} });

@@ -14,12 +14,11 @@ import { startServer } from '../src/server.js';
 import { http, REPO_ROOT, settledCall, uploadOk } from './support/start-app.js';
 
 const BIN = join(REPO_ROOT, 'apps/ferry/bin/ferry.mjs');
-const EXAMPLE = ['--import', 'tsx', '--conditions=ferry-source'];
 const TYPO = { transport: 'stdio', command: 'nodee-ferry-typo', args: ['server.js'], cwd: REPO_ROOT };
 const NOPE = {
   transport: 'stdio',
   command: 'node',
-  args: [...EXAMPLE, 'examples/servers/src/nope.ts'],
+  args: ['examples/servers/dist/nope.js'],
   cwd: REPO_ROOT,
 };
 /** Starts, says why on stderr, exits: nothing to find before the launch. */
@@ -32,11 +31,11 @@ const CRASHY = {
 const SLOW = {
   transport: 'stdio',
   command: 'node',
-  args: [...EXAMPLE, 'examples/servers/src/slow.ts'],
+  args: ['examples/servers/dist/slow.js'],
   cwd: REPO_ROOT,
 };
 const TYPO_WARNING = 'MCP server "typo" cannot start: command "nodee-ferry-typo" was not found in PATH';
-const NOPE_WARNING = `MCP server "nope" cannot start: script ${REPO_ROOT}/examples/servers/src/nope.ts does not exist`;
+const NOPE_WARNING = `MCP server "nope" cannot start: script ${REPO_ROOT}/examples/servers/dist/nope.js does not exist`;
 
 let base: string;
 beforeAll(async () => {
@@ -191,7 +190,7 @@ describe('a local server that cannot start', () => {
       expect(lines.filter((line) => /"stack"|^\s+at |\\n\s+at /.test(line))).toEqual([]);
       // The startup summary, then the listing and the call: each failure once.
       expect(lines.filter((line) => line.includes('nodee-ferry-typo'))).toHaveLength(3);
-      expect(lines.filter((line) => line.includes('nope.ts does not exist'))).toHaveLength(2);
+      expect(lines.filter((line) => line.includes('nope.js does not exist'))).toHaveLength(2);
       const crashes = lines.filter((line) => line.includes('Could not connect to MCP server'));
       expect(crashes).toHaveLength(1);
       expect(crashes[0]).toContain('stderr: Error: missing API key');

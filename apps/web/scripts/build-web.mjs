@@ -2,22 +2,14 @@
 // skips the build when dist/index.html is newer than every source file, so a second `npm start`
 // starts at once; a fresh checkout (`npm ci && npm start`) builds first.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { newestMtime } from '../../../scripts/newest-mtime.mjs';
 
 const WEB = join(import.meta.dirname, '..');
 const ROOT = join(WEB, '../..');
 // What the bundle is made of: the app's sources and config, and @ferry/contract, which it imports.
 const INPUTS = ['src', 'index.html', 'vite.config.ts', 'package.json', '../../packages/contract/src'];
-
-function newestMtime(path) {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
 
 export function webBuildIsStale() {
   const built = join(WEB, 'dist', 'index.html');

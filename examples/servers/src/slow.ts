@@ -11,10 +11,9 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { sleep } from './lib/sleep.js';
+import { TEST_TOOLS_FLAG } from './lib/test-tools.js';
 
 export const MAX_SLOW_SECONDS = 3600;
-
-export const TEST_TOOLS_FLAG = '--test-tools';
 
 // The flaky tool's attempts per key, in this process (served over HTTP, each request gets its own
 // McpServer; under Ferry each user's server is its own process).

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { sleep } from './lib/sleep.js';
 import { TASKS_EXTENSION, taskListenEntry } from './lib/task-listen.js';
 import { createTaskStore, type TaskWork } from './lib/task-store.js';
-import { TEST_TOOLS_FLAG } from './slow.js';
+import { TEST_TOOLS_FLAG } from './lib/test-tools.js';
 
 export { TASKS_EXTENSION };
 export const MAX_TASK_SECONDS = 3600;

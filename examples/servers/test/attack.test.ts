@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { payloadOf, REPO_ROOT, type TempDir, tempDir } from '@ferry/test-helpers/example-servers';
+import {
+  exampleScript,
+  payloadOf,
+  REPO_ROOT,
+  type TempDir,
+  tempDir,
+} from '@ferry/test-helpers/example-servers';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,12 +21,7 @@ describe('attack server (sandbox attack corpus) over stdio', () => {
     root = await tempDir();
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [
-        '--import',
-        'tsx',
-        '--conditions=ferry-source',
-        join(REPO_ROOT, 'examples/servers/src/attack.ts'),
-      ],
+      args: [exampleScript('attack')],
       cwd: REPO_ROOT,
       env: { ...getDefaultEnvironment(), FERRY_WORKSPACE_ROOT: root.path },
       stderr: 'pipe',

@@ -3,15 +3,15 @@
 // the whole result. Real servers (the flood example's big_json, the inject example's
 // analyze_document, which hashes the file it is given), real storage, the in-process scripted model.
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { type AgentEvent, DEFAULT_MODEL_RESULT_CHARS, type ToolMessage } from '@ferry/contract';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import type { RecordedModelRequest, ScriptedModelClient } from '@ferry/test-helpers/scripted-model-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Harness, startHarness } from './support/harness.js';
 
 const FLOOD = {
   transport: 'stdio',
-  args: ['--import', 'tsx', '--conditions=ferry-source', join('examples', 'servers', 'src', 'flood.ts')],
+  args: [exampleScript('flood')],
   fileMode: 'path',
 };
 

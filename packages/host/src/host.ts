@@ -90,6 +90,13 @@ export interface Host {
   readonly pool: ConnectionPool;
   readonly workspaces: Workspaces;
   listTools(server: string, username: string): Promise<Tool[]>;
+  /**
+   * A session of the user opened: starts, in the background, their connections to the enabled
+   * servers configured with `start: "session"` (their tool lists fetched too), so the first call
+   * finds them ready. Never rejects: each server's outcome is in the answer (a server that cannot
+   * start is started again, and fails with its reason, on the call that needs it).
+   */
+  startSessionServers(username: string): Promise<SessionServerStart[]>;
   callTool(request: ToolCallRequest, emit?: (event: CallEvent) => void): Promise<ToolCallResponse>;
   /**
    * Answers an open elicitation. `false`: no such open question of this user (answered, timed out,
@@ -99,6 +106,9 @@ export interface Host {
   answerElicitation(answer: ElicitationAnswerRequest): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** What `startSessionServers` did for one server. */
+export type SessionServerStart = { server: string; ok: true } | { server: string; ok: false; error: unknown };
 
 export function createHost(options: HostOptions): Host {
   const { maxModelResultChars } = options;
@@ -169,6 +179,20 @@ export function createHost(options: HostOptions): Host {
     pool,
     workspaces,
     listTools: async (server, username) => (await pool.get(server, username)).listTools(),
+    startSessionServers: (username) =>
+      Promise.all(
+        registry
+          .list()
+          .filter((server) => server.enabled && server.start === 'session')
+          .map(async ({ name }): Promise<SessionServerStart> => {
+            try {
+              await (await pool.get(name, username)).listTools();
+              return { server: name, ok: true };
+            } catch (error) {
+              return { server: name, ok: false, error };
+            }
+          }),
+      ),
     callTool: (request, emit) =>
       callTool(request, {
         pool,

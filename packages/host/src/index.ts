@@ -9,6 +9,7 @@ export type {
   ResourceContents,
   ToolConnection,
 } from './connections/connection.js';
+export type { ConnectionEvent, ConnectionEventListener } from './connections/connection-events.js';
 export type { ConnectionExtras, ConnectionExtrasSource } from './connections/connection-extras.js';
 export { type ConnectionPoolOptions, createConnectionPool } from './connections/connection-pool.js';
 export { type ServerLauncher, unsandboxedLauncher } from './connections/launcher.js';
@@ -82,7 +83,13 @@ export {
   type ProviderValue,
   REQUIRED_PROVIDER_TOOLS,
 } from './file-provider/provider-types.js';
-export { createHost, type ElicitationAnswerRequest, type Host, type HostOptions } from './host.js';
+export {
+  createHost,
+  type ElicitationAnswerRequest,
+  type Host,
+  type HostOptions,
+  type SessionServerStart,
+} from './host.js';
 export { answerFromError } from './pipeline/answer.js';
 export {
   callTool,

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearSessionFiles, removeUserWorkspace } from '../src/workspace-cleanup.js';
@@ -29,9 +29,13 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 describe('clearSessionFiles', () => {
   it('empties the workspace (inputs included), follows no link, leaves other users alone', async () => {
+    const inputsBefore = await stat(join(root, 'alice', 'input_files'));
     const result = await clearSessionFiles({ username: 'alice', hostDir: join(root, 'alice') });
     expect(result).toEqual({ removed: 4 });
-    expect(await readdir(join(root, 'alice'))).toEqual([]);
+    expect(await readdir(join(root, 'alice'))).toEqual(['input_files']);
+    // input_files/ is emptied in place: the same directory (a running sandbox binds it on its own).
+    expect(await readdir(join(root, 'alice', 'input_files'))).toEqual([]);
+    expect((await stat(join(root, 'alice', 'input_files'))).ino).toBe(inputsBefore.ino);
     expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('not the workspace’s');
     expect(await readFile(join(root, 'bob', 'b.txt'), 'utf8')).toBe('bob');
     // The directory itself stays (a running sandbox's bind still points at it).
@@ -46,6 +50,15 @@ describe('clearSessionFiles', () => {
     await expect(clearSessionFiles({ username: 'dave', hostDir: join(root, 'dave') })).rejects.toThrow(
       /not a real directory/,
     );
+    expect(await readdir(outside)).toEqual(['keep.txt']);
+  });
+
+  it('an input_files that is a link (planted by a tool) is removed, not followed or kept', async () => {
+    await rm(join(root, 'bob'), { recursive: true });
+    await mkdir(join(root, 'bob'), { mode: 0o700 });
+    await symlink(outside, join(root, 'bob', 'input_files'));
+    expect(await clearSessionFiles({ username: 'bob', hostDir: join(root, 'bob') })).toEqual({ removed: 1 });
+    expect(await readdir(join(root, 'bob'))).toEqual([]);
     expect(await readdir(outside)).toEqual(['keep.txt']);
   });
 });

@@ -1,6 +1,6 @@
-// Starts the example servers as real processes, exactly as a host would (stdio through the SDK's
-// StdioClientTransport; Streamable HTTP with `--http 0`, the port read from stderr), and connects
-// a real SDK Client. Each test gets its own workspace root (FERRY_WORKSPACE_ROOT).
+// Starts the example servers (their build, examples/servers/dist) as real processes, exactly as a
+// host would (stdio through the SDK's StdioClientTransport; Streamable HTTP with `--http 0`, the
+// port read from stderr), and connects a real SDK Client. Each test gets its own workspace root (FERRY_WORKSPACE_ROOT).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,8 +34,8 @@ export const TEST_ARGS: Partial<Record<ServerName, string[]>> = {
   tasks: ['--test-tools'],
 };
 
-/** Example scripts only tests start, by path (in neither config): oversized and exact-size outputs. */
-export type TestScript = 'flood' | 'sized';
+/** Example scripts only tests start, by path (in neither config): oversized and exact-size outputs, attacks on the host. */
+export type TestScript = 'flood' | 'sized' | 'attack';
 
 /**
  * The server entries of the repository's ferry.config.json with test/ferry.test-config.json's over
@@ -51,17 +51,20 @@ export async function configuredServers(): Promise<Record<string, Record<string,
   return { ...(await read('ferry.config.json')), ...(await read('test/ferry.test-config.json')) };
 }
 
-/** A stdio server config running examples/servers/src/<script>.ts as the configs run them. */
+/**
+ * The built example server (examples/servers/dist/<script>.js, what the configs run; the build is
+ * vitest's and Playwright's global setup, examples/servers/scripts/build-servers.mjs).
+ */
+export function exampleScript(script: ServerName | TestScript): string {
+  return join(REPO_ROOT, 'examples', 'servers', 'dist', `${script}.js`);
+}
+
+/** A stdio server config running the built example server as the configs run it. */
 export function scriptServer(script: ServerName | TestScript) {
   return {
     transport: 'stdio' as const,
     command: process.execPath,
-    args: [
-      '--import',
-      'tsx',
-      '--conditions=ferry-source',
-      join(REPO_ROOT, 'examples', 'servers', 'src', `${script}.ts`),
-    ],
+    args: [exampleScript(script)],
     cwd: REPO_ROOT,
   };
 }

@@ -45,6 +45,8 @@ export interface SessionsOptions {
   idleMinutes: number;
   /** @default Date.now */
   now?: () => number;
+  /** A session this instance had not seen opened (not on `touch`, not for a known one). */
+  onOpened?: (user: Identity) => void;
 }
 
 function isSessionId(value: unknown): value is string {
@@ -76,7 +78,10 @@ export function createSessions(options: SessionsOptions): Sessions {
   return {
     open(user, id) {
       const sessionId = id ?? randomUUID();
-      lastSeen.set(keyOf(user.owner, sessionId), { at: now(), username: user.username });
+      const key = keyOf(user.owner, sessionId);
+      const known = lastSeen.has(key);
+      lastSeen.set(key, { at: now(), username: user.username });
+      if (!known) options.onOpened?.(user);
       return ref(user.owner, sessionId);
     },
     touch(user, id) {

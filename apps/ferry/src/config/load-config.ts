@@ -307,7 +307,7 @@ function applyAppEnv(
 }
 
 /**
- * The example servers run `examples/servers/src/report.ts`: relative paths in a local server's
+ * The example servers run `examples/servers/dist/report.js`: relative paths in a local server's
  * command line mean "next to the config file", wherever Ferry is started from.
  */
 function withDefaultCwd(servers: Record<string, unknown>, baseDir: string): Record<string, unknown> {

@@ -62,8 +62,8 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'End a session: its session-only files are deleted',
         description:
           "When it was the user's last session on this Ferry and no call of theirs is running, their " +
-          'local servers are stopped and their workspace (/tmp/{username}/ as tools see it) is emptied; ' +
-          'what is in My Files stays.',
+          'workspace (/tmp/{username}/ as tools see it) is emptied; what is in My Files stays, and ' +
+          'their local servers run on until idle (each its idleSeconds).',
         tags: ['session'],
         params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'not a session id') }),
         response: { 200: SessionEndedSchema, ...errorResponses },

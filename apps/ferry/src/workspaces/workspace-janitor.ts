@@ -1,16 +1,17 @@
 // When a user's workspace (/tmp/{username}/ as their tools see it) is emptied, and when it goes.
 // Everything worth keeping is in My Files already: inputs are copies of it,
 // outputs are stored when each call ends. So once a user has no live session here and no call
-// running here, their local servers are stopped (they keep state about files that are about to go)
-// and the workspace is emptied: at once when their last session is ended explicitly, on the
-// maintenance sweep when it expired (or was never opened: API scripts) and no call used the
-// workspace for the idle time. Deleting a user removes the workspace itself.
+// running here, the workspace is emptied: at once when their last session is ended explicitly
+// (their local servers go on running, each until its own idleSeconds pass: a CLI run ends its
+// session, and the next `ferry call` must not pay a cold start), and on the maintenance sweep
+// when it expired (or was never opened: API scripts) and no call used the workspace for the idle
+// time; then their servers are stopped too. Deleting a user stops them and removes the workspace.
 //
 // A call or tool listing runs inside `during(username)`: the workspace is not cleared meanwhile,
 // and one that starts while a clear is under way waits for it to finish first.
 import { readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isValidUsername } from '@ferry/contract';
+import { INPUT_DIR_NAME, isValidUsername } from '@ferry/contract';
 import type { Host } from '@ferry/host';
 import { clearSessionFiles, removeUserWorkspace } from '@ferry/sandbox';
 
@@ -31,13 +32,14 @@ export interface WorkspaceJanitor {
   /** Runs `work` with the user's workspace in use (see the header). */
   during<T>(username: string, work: () => Promise<T>): Promise<T>;
   /**
-   * The user's last session here ended: stops their local servers and empties the workspace,
+   * The user's last session here ended: empties the workspace (servers keep running until idle),
    * unless a call of theirs is running (then the sweep does it later). true when it was emptied.
    */
   sessionEnded(username: string): Promise<boolean>;
   /**
-   * Empties every workspace idle for `idleMs` whose user is not in `keep` (users with a live
-   * session) and has no call running. Returns the users whose workspace was emptied.
+   * Stops the servers of, and empties, every workspace idle for `idleMs` whose user is not in
+   * `keep` (users with a live session) and has no call running. Returns the users whose workspace
+   * was emptied.
    */
   sweep(keep: ReadonlySet<string>): Promise<string[]>;
   /**
@@ -81,7 +83,7 @@ export function createWorkspaceJanitor(options: WorkspaceJanitorOptions): Worksp
   const clear = async (username: string, why: 'session-ended' | 'idle'): Promise<boolean> => {
     if ((inUse.get(username) ?? 0) > 0) return false;
     const done = exclusive(username, async () => {
-      await options.closeUser(username);
+      if (why === 'idle') await options.closeUser(username);
       const hostDir = await hostDirOf(username);
       if (hostDir === undefined) return true;
       const { removed } = await clearSessionFiles({ username, hostDir });
@@ -132,8 +134,7 @@ export function createWorkspaceJanitor(options: WorkspaceJanitorOptions): Worksp
         // Not a user's workspace (the host's own `.ferry-sync`, say): never touched here.
         if (!isValidUsername(username) || keep.has(username)) continue;
         if ((lastUsed.get(username) ?? Number.NEGATIVE_INFINITY) > cutoff) continue;
-        const entries = await readdir(join(options.workspacesRoot, username)).catch(() => []);
-        if (entries.length === 0) continue;
+        if (await isEmptied(join(options.workspacesRoot, username))) continue;
         if (await clear(username, 'idle')) cleared.push(username);
       }
       return cleared;
@@ -161,8 +162,19 @@ export function createWorkspaceJanitor(options: WorkspaceJanitorOptions): Worksp
   };
 }
 
+/**
+ * Nothing in the workspace but, at most, an empty `input_files/` (what a clear leaves); its
+ * servers, if any still run, stop on their own idle clock.
+ */
+async function isEmptied(hostDir: string): Promise<boolean> {
+  const entries = await readdir(hostDir).catch(() => [] as string[]);
+  if (entries.length === 0) return true;
+  if (entries.length > 1 || entries[0] !== INPUT_DIR_NAME) return false;
+  return (await readdir(join(hostDir, INPUT_DIR_NAME)).catch(() => ['?'])).length === 0;
+}
+
 /** The host as the API and the model loop use it: every call and listing marks the workspace in use. */
-export function guardedHost<H extends Pick<Host, 'callTool' | 'listTools'>>(
+export function guardedHost<H extends Pick<Host, 'callTool' | 'listTools' | 'startSessionServers'>>(
   host: H,
   janitor: WorkspaceJanitor,
 ): H {
@@ -170,6 +182,7 @@ export function guardedHost<H extends Pick<Host, 'callTool' | 'listTools'>>(
     ...host,
     callTool: (request, emit) => janitor.during(request.user.username, () => host.callTool(request, emit)),
     listTools: (server, username) => janitor.during(username, () => host.listTools(server, username)),
+    startSessionServers: (username) => janitor.during(username, () => host.startSessionServers(username)),
   };
 }
 

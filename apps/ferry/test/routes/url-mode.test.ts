@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { http, REPO_ROOT, settledCall, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
 
@@ -13,15 +14,11 @@ let remoteDir: string;
 
 beforeAll(async () => {
   remoteDir = await mkdtemp(join(tmpdir(), 'ferry-remote-'));
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=ferry-source', 'examples/servers/src/report.ts', '--http', '0'],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, FERRY_WORKSPACE_ROOT: remoteDir },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  child = spawn(process.execPath, [exampleScript('report'), '--http', '0'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, FERRY_WORKSPACE_ROOT: remoteDir },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let log = '';
     const timer = setTimeout(() => reject(new Error(`report --http did not start:\n${log}`)), 20_000);

@@ -6,15 +6,16 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { isGone, waitUntilGone } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { asUser, http, PROXY_SECRET, REPO_ROOT, uploadOk } from '../support/start-app.js';
 
-const example = (file: string) => ({
+const example = (name: Parameters<typeof exampleScript>[0]) => ({
   transport: 'stdio',
   command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src', file)],
+  args: [exampleScript(name)],
   cwd: REPO_ROOT,
 });
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
     JSON.stringify({
       auth: { mode: 'proxy', proxySecret: PROXY_SECRET, admins: ['ops'] },
       sandbox: { mode: 'required' },
-      servers: { attack: example('attack.ts'), slow: example('slow.ts') },
+      servers: { attack: example('attack'), slow: example('slow') },
     }),
   );
   server = await startServer({ cwd: dir, env: {}, configPath, port: 0, onServerStderr: () => {} });
@@ -95,7 +96,7 @@ const endSession = (user: string, session: string) =>
   http(server.url, `/api/sessions/${session}`, { method: 'DELETE', headers: as(user) });
 
 describe('workspace cleanup (startServer, bubblewrap)', () => {
-  it("ending the user's last session stops their servers and empties the workspace; My Files keeps the output", async () => {
+  it("ending the user's last session empties the workspace, the server goes on (inputs still reach it); My Files keeps the output", async () => {
     expect(server.status.sandbox).toMatchObject({ effectiveMode: 'sandboxed' });
     const stored = await writeInWorkspace('alice', 'tab-one-alice', 'out.txt', 'hello from the tool');
     const file = stored.response?.forUi.files.find((f) => f.name === 'out.txt');
@@ -109,19 +110,34 @@ describe('workspace cleanup (startServer, bubblewrap)', () => {
     expect(await readdir(workspaceOf('alice'))).toContain('out.txt');
     expect(isGone(pid)).toBe(false);
 
-    // The last one: the server goes, the workspace is emptied (the directory stays).
+    // The last one: the workspace is emptied (the directory and an empty input_files/ stay); the
+    // server keeps running until its idleSeconds, so the next session's first call is not a cold start.
     expect((await endSession('alice', 'tab-two-alice')).status).toBe(200);
-    expect(await readdir(workspaceOf('alice'))).toEqual([]);
-    await waitUntilGone(pid);
+    expect(await readdir(workspaceOf('alice'))).toEqual(['input_files']);
+    expect(await readdir(join(workspaceOf('alice'), 'input_files'))).toEqual([]);
+    expect(isGone(pid)).toBe(false);
     const content = await http(server.url, `/api/files/${file?.id}/content`, { headers: as('alice') });
     expect(content.status).toBe(200);
     expect(content.text).toBe('hello from the tool');
 
-    // The next call starts a fresh server and works in the emptied workspace.
+    // The next call runs on the same server, in the emptied workspace.
     await writeInWorkspace('alice', 'tab-three-alice', 'again.txt', 'second');
-    // (input_files/ is made again by the sandbox at the start of the new server.)
     expect((await readdir(workspaceOf('alice'))).sort()).toEqual(['again.txt', 'input_files']);
-    expect(await localPid('alice')).not.toBe(pid);
+    expect(await localPid('alice')).toBe(pid);
+    // A file handed over by path lands in the input_files/ the running sandbox has bound (the same
+    // directory, emptied in place): the tool reads its bytes.
+    await uploadOk(server.url, 'after-clear.txt', 'input after the clear', as('alice', 'tab-three-alice'));
+    const read = await startCall(
+      'alice',
+      'tab-three-alice',
+      { server: 'attack', tool: 'tamper_input' },
+      { filename: 'after-clear.txt' },
+    );
+    const record = await read.settled;
+    expect(record.status, JSON.stringify(record.response)).toBe('finished');
+    expect(record.response?.forModel).toMatchObject({
+      results: { read: { ok: true, data: 'input after the clear' }, write: { ok: false, error: 'EROFS' } },
+    });
   });
 
   it('a call still running when the last session ends keeps its workspace and finishes', async () => {

@@ -15,6 +15,8 @@ let clock: number;
 let closed: string[];
 /** When set, closeUser waits for it (to hold a clear half-way). */
 let closeGate: Promise<void> | undefined;
+/** Called when closeUser is entered (a clear has begun). */
+let onClose: (() => void) | undefined;
 let janitor: WorkspaceJanitor;
 
 beforeEach(async () => {
@@ -31,12 +33,14 @@ beforeEach(async () => {
   clock = 1_000_000;
   closed = [];
   closeGate = undefined;
+  onClose = undefined;
   janitor = createWorkspaceJanitor({
     workspacesRoot: root,
     idleMs: IDLE_MS,
     now: () => clock,
     closeUser: async (user) => {
       closed.push(user);
+      onClose?.();
       await closeGate;
       return 1;
     },
@@ -56,10 +60,11 @@ function gate(): { promise: Promise<void>; open(): void } {
 }
 
 describe('workspace janitor', () => {
-  it('sessionEnded stops the user’s servers and empties their workspace only', async () => {
+  it('sessionEnded empties their workspace only, and leaves their servers running', async () => {
     expect(await janitor.sessionEnded('alice')).toBe(true);
-    expect(closed).toEqual(['alice']);
-    expect(await entries('alice')).toEqual([]);
+    expect(closed).toEqual([]);
+    expect(await entries('alice')).toEqual(['input_files']);
+    expect(await readdir(join(root, 'alice', 'input_files'))).toEqual([]);
     expect(await entries('bob')).toEqual(['input_files', 'out.txt']);
     expect(await readFile(join(root, '.ferry-sync', 'marker'), 'utf8')).toBe('keep');
   });
@@ -78,7 +83,7 @@ describe('workspace janitor', () => {
     expect(await janitor.sweep(new Set())).toEqual([]);
     clock += 1;
     expect(await janitor.sweep(new Set())).toEqual(['alice']);
-    expect(await entries('alice')).toEqual([]);
+    expect(await entries('alice')).toEqual(['input_files']);
   });
 
   it('the sweep leaves users with a live session, and does not stop servers of an empty workspace', async () => {
@@ -91,7 +96,12 @@ describe('workspace janitor', () => {
   it('a call that starts while a clear is under way waits for it, then finds the workspace empty', async () => {
     const held = gate();
     closeGate = held.promise;
-    const clearing = janitor.sessionEnded('alice');
+    clock += IDLE_MS;
+    const entered = new Promise<void>((resolve) => {
+      onClose = resolve;
+    });
+    const clearing = janitor.sweep(new Set(['bob']));
+    await entered;
     const order: string[] = [];
     const call = janitor.during('alice', async () => {
       order.push(`call sees ${(await entries('alice')).join(',') || 'nothing'}`);
@@ -101,10 +111,11 @@ describe('workspace janitor', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual([]);
     held.open();
-    expect(await clearing).toBe(true);
+    expect(await clearing).toEqual(['alice']);
     await call;
-    expect(order).toEqual(['call sees nothing']);
-    expect(await entries('alice')).toEqual(['new.txt']);
+    expect(order).toEqual(['call sees input_files']);
+    expect(await entries('alice')).toEqual(['input_files', 'new.txt']);
+    expect(await readdir(join(root, 'alice', 'input_files'))).toEqual([]);
   });
 
   it('remove waits for a running call, stops the servers and removes the directory', async () => {
@@ -128,7 +139,7 @@ describe('workspace janitor', () => {
     expect(await janitor.remove('alice')).toBe(false);
   });
 
-  it('does nothing (but stop servers) before any workspace exists', async () => {
+  it('does nothing before any workspace exists', async () => {
     const empty = createWorkspaceJanitor({
       workspacesRoot: join(dir, 'never-made'),
       idleMs: IDLE_MS,
@@ -139,6 +150,6 @@ describe('workspace janitor', () => {
     });
     expect(await empty.sessionEnded('alice')).toBe(true);
     expect(await empty.sweep(new Set())).toEqual([]);
-    expect(closed).toEqual(['alice']);
+    expect(closed).toEqual([]);
   });
 });

@@ -109,12 +109,21 @@ const fileProviderSchema = z
 export const PROTOCOL_CHOICES = ['auto', '2025-11-25', '2026-07-28'] as const;
 export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
 
+/** When a user's connection to a server opens (see `start`). */
+export const SERVER_STARTS = ['call', 'session'] as const;
+
 const commonShape = {
   protocol: z.enum(PROTOCOL_CHOICES).default('auto'),
   canvasOrigins: canvasOriginsSchema.optional(),
   timeouts: timeoutsSchema.prefault({}),
   /** A connection with no call for this long is closed (and a local process stopped). @default 600 */
   idleSeconds: seconds('idleSeconds').default(600),
+  /**
+   * When a user's connection opens: `session`, in the background as soon as a session of theirs
+   * opens (the web app loads, a CLI run starts), so their first call finds it ready; `call`, on
+   * its first use. `session` costs a process per user whether they call it or not. @default 'call'
+   */
+  start: z.enum(SERVER_STARTS).default('call'),
   /** A disabled server stays listed but cannot be connected to. @default true */
   enabled: z.boolean().default(true),
   fileProvider: fileProviderSchema,
@@ -255,6 +264,8 @@ interface ServerConfigBase {
   readonly fileMode: FileMode;
   readonly timeouts: ServerTimeouts;
   readonly idleSeconds: number;
+  /** `session`: opened when a session of the user opens; `call`: on first use. */
+  readonly start: (typeof SERVER_STARTS)[number];
   readonly enabled: boolean;
   /** The MCP revision to speak (`auto`: negotiated). */
   readonly protocol: ProtocolChoice;

@@ -118,7 +118,8 @@ req.end(body);`;
   const params = JSON.stringify({ name: request.tool, arguments: request.arguments });
   const called = await call(user, 'attack', 'run', {
     command: process.execPath,
-    args: ['-e', script, request.token ?? '', params],
+    // `--`: a token may begin with '-' (base64url), which node would take for an option.
+    args: ['-e', script, '--', request.token ?? '', params],
   });
   const ran = called.results as { status: number; stdout: string; stderr: string };
   expect(ran.status, ran.stderr).toBe(0);

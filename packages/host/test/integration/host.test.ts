@@ -8,16 +8,17 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type CallEvent, TIMEOUT_NOTICES } from '@ferry/contract';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { isGone } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host.js';
 import type { ToolCallRequest } from '../../src/pipeline/call-tool.js';
 import { EVERYTHING_BIN, FILESYSTEM_BIN, REPO_ROOT } from '../support/servers.js';
 
-const example = (name: string) => ({
+const example = (name: Parameters<typeof exampleScript>[0]) => ({
   transport: 'stdio' as const,
   command: process.execPath,
-  args: ['--import', 'tsx', '--conditions=ferry-source', `examples/servers/src/${name}.ts`],
+  args: [exampleScript(name)],
   cwd: REPO_ROOT,
 });
 

@@ -130,8 +130,11 @@ describe('cleanup', () => {
     });
     const ws = await env.host.workspaces.forUser('alice');
     expect((await readdir(ws.hostDir)).sort()).toEqual(['input_files', 'keep.txt', 'scratch.tmp']);
-    expect(await clearSessionFiles(ws)).toEqual({ removed: 3 });
-    expect(await readdir(ws.hostDir)).toEqual([]);
+    // keep.txt and scratch.tmp; input_files/ was empty (emptied in place, not counted).
+    expect(await clearSessionFiles(ws)).toEqual({ removed: 2 });
+    // input_files/ is emptied in place: the running sandbox binds that very directory.
+    expect(await readdir(ws.hostDir)).toEqual(['input_files']);
+    expect(await readdir(join(ws.hostDir, 'input_files'))).toEqual([]);
     expect((await readStored(env, 'alice', stored?.id as string)).toString()).toBe('kept');
     await expectLegitimateWork(env, 'alice');
   });

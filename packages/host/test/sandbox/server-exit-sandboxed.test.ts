@@ -13,13 +13,13 @@ import { openSandboxedHost, type SandboxedHost, sandboxedExample } from './suppo
 
 /** Host pids of the flood server's node processes: those whose program is node itself. */
 function toolProcesses(): number[] {
-  return processesWith('examples/servers/src/flood.ts').filter((pid) => {
+  return processesWith('examples/servers/dist/flood.js').filter((pid) => {
     const program = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
     return basename(program).startsWith('node');
   });
 }
 
-const FLOOD = sandboxedExample('flood.ts');
+const FLOOD = sandboxedExample('flood');
 
 let env: SandboxedHost;
 beforeAll(async () => {

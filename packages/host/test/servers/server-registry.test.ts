@@ -32,11 +32,24 @@ describe('server registry: defaults', () => {
       network: false,
       timeouts: { noticeSeconds: [15, 20, 25], timeoutSeconds: 30, hardCapSeconds: 600 },
       idleSeconds: 600,
+      start: 'call',
       enabled: true,
       protocol: 'auto',
       fileProvider: { enabled: false, compat: false },
       xMcpFileNameParam: false,
     });
+  });
+
+  it('start: "session" or "call" (the default); anything else is refused naming the field', () => {
+    const registry = createServerRegistry({
+      early: { transport: 'stdio', command: 'node', start: 'session' },
+      remote: { transport: 'http', url: 'https://tools.example.com/mcp', start: 'session' },
+    });
+    expect(registry.get('early').start).toBe('session');
+    expect(registry.get('remote').start).toBe('session');
+    expect(() =>
+      createServerRegistry({ x: { transport: 'stdio', command: 'node', start: 'login' as never } }),
+    ).toThrow(/start/);
   });
 
   it('xMcpFileNameParam: name= in x-mcp-file data URIs, for servers of the earlier SEP-2356 draft', () => {

@@ -1,5 +1,5 @@
-// The host with the hostile `flood` example server (examples/servers/src/flood.ts) over stdio, a
-// real FileStore in a temporary directory and pool options of the test's choosing: what the
+// The host with the hostile `flood` example server (examples/servers/src/flood.ts, built) over
+// stdio, a real FileStore in a temporary directory and pool options of the test's choosing: what the
 // intake-limit tests (big and deep results, servers dying mid-call, stderr floods) run against.
 
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // The host as production runs it: createHost with the bubblewrap launcher, the tool root that goes
-// with it, a real FileStore and the real attack server (examples/servers/src/attack.ts) started
-// through tsx inside bubblewrap. Everything lives under /var/tmp, not /tmp: the sandbox's private
+// with it, a real FileStore and the real attack server (examples/servers/src/attack.ts, from its
+// build in examples/servers/dist) started inside bubblewrap. Everything lives under /var/tmp, not /tmp: the sandbox's private
 // /tmp would hide a /tmp data directory by accident, and these tests must prove the hiding itself.
 //
 // If bubblewrap cannot run here the setup throws with the probe's reason: every test of the
@@ -13,23 +13,24 @@ import { Readable } from 'node:stream';
 import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 import { type BubblewrapLauncherOptions, createBubblewrapLauncher, probeSandbox } from '@ferry/sandbox';
 import { loadStorageConfig, type OpenedStorage, openStorage } from '@ferry/storage';
+import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { expect } from 'vitest';
 import { createHost, type Host } from '../../../src/host.js';
 import { REPO_ROOT } from '../../support/servers.js';
 
-/** An example server of examples/servers/src, as the app runs it, sandbox required. */
-export function sandboxedExample(file: string) {
+/** An example server (built, examples/servers/dist), as the app runs it, sandbox required. */
+export function sandboxedExample(name: Parameters<typeof exampleScript>[0]) {
   return {
     transport: 'stdio' as const,
     command: process.execPath,
-    args: ['--import', 'tsx', '--conditions=ferry-source', join(REPO_ROOT, 'examples/servers/src', file)],
+    args: [exampleScript(name)],
     cwd: REPO_ROOT,
     sandbox: 'required' as const,
     timeouts: { timeoutSeconds: 20, hardCapSeconds: 60 },
   };
 }
 
-export const ATTACK_SERVER = sandboxedExample('attack.ts');
+export const ATTACK_SERVER = sandboxedExample('attack');
 
 /** Limits small enough to hit in a test, large enough for Node, tsx and esbuild to start. */
 export const TEST_LIMITS = {
