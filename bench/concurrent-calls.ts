@@ -27,9 +27,9 @@ import {
   endBench,
   type FerryProcess,
   latencySummary,
-  median,
   MIB,
   machineReport,
+  median,
   procCpuMs,
   procMemory,
   REPO_ROOT,
@@ -142,6 +142,10 @@ try {
     throw new Error(`proxy auth not in force: ${anonymous.status} / ${badName.status} instead of 401`);
   }
 
+  // The floor, same run, before Ferry's load: the same server command started USERS times at
+  // once, directly (no Ferry, no sandbox), each until its tool list answers.
+  const floor = await directStarts(inject, USERS);
+
   const servers = watchServerProcesses(ferry.pid);
   let warmMs = 0;
   if (WARM) {
@@ -211,6 +215,8 @@ try {
       call: latencySummary(samples.map((s) => s.callMs)),
       upload_plus_call: latencySummary(samples.map((s) => s.uploadMs + s.callMs)),
       call_first_per_user: latencySummary(first.map((s) => s.callMs)),
+      // The same server started BENCH_USERS times at once without Ferry: spawn → tools/list answered.
+      floor_direct_starts: floor,
       call_after_first: latencySummary(later.map((s) => s.callMs)),
       server_processes: {
         spawned_total: processes.spawned,
@@ -490,6 +496,42 @@ function watchServerProcesses(ferryPid: number) {
   };
 }
 
+/**
+ * `count` copies of a configured stdio server started at once over the SDK's stdio transport,
+ * unsandboxed: how long until each lists its tools, and the CPU each used by then.
+ */
+async function directStarts(server: Record<string, unknown>, count: number) {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const times: number[] = [];
+  const cpu: number[] = [];
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const transport = new StdioClientTransport({
+        command: server.command as string,
+        args: server.args as string[],
+        cwd: REPO_ROOT,
+        stderr: 'ignore',
+      });
+      const client = new Client({ name: 'bench-floor', version: '0' });
+      const t0 = process.hrtime.bigint();
+      await client.connect(transport);
+      await client.listTools();
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const pid = transport.pid;
+      if (pid !== null) cpu.push(cpuMs(pid));
+      await client.close();
+    }),
+  );
+  return {
+    starts: count,
+    ready: latencySummary(times),
+    wall_s: round(Number(process.hrtime.bigint() - started) / 1e9, 2),
+    cpu_ms_per_start: spread(cpu),
+  };
+}
+
 /** Count, median and largest of some values (not durations: RSS, CPU milliseconds). */
 function spread(values: readonly number[]): { count: number; p50: number; max: number } {
   if (values.length === 0) return { count: 0, p50: 0, max: 0 };
@@ -497,7 +539,10 @@ function spread(values: readonly number[]): { count: number; p50: number; max: n
 }
 
 /** The live server processes of each user, summed per user (RSS), and each one's CPU so far. */
-function idleServers(pidsByUser: Record<string, Set<number>>): { rssPerUser: number[]; cpuPerProcess: number[] } {
+function idleServers(pidsByUser: Record<string, Set<number>>): {
+  rssPerUser: number[];
+  cpuPerProcess: number[];
+} {
   const rssPerUser: number[] = [];
   const cpuPerProcess: number[] = [];
   for (const pids of Object.values(pidsByUser)) {

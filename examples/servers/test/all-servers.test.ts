@@ -82,7 +82,8 @@ describe('every example server', () => {
     const entry = (name: ServerName, extra: string[]) => ({
       transport: 'stdio',
       command: 'node',
-      args: [`examples/servers/dist/${name}.js`, ...extra],
+      // A small young generation: a per-user process that handles a 1 MiB file otherwise keeps ~24 MiB more.
+      args: ['--max-semi-space-size=1', `examples/servers/dist/${name}.js`, ...extra],
       fileMode: 'path',
       ...(FILE_PROVIDER_SERVERS.includes(name) ? { fileProvider: true } : {}),
     });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { McpServerFactory, Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { collectWhenIdle } from './idle-memory.js';
 import type { McpFetch } from './serve-http.js';
 
 export type ServerArgs = { transport: 'stdio' } | { transport: 'http'; port: number };
@@ -65,8 +66,10 @@ export async function runServer(
   const args = parseServerArgs(options.argv ?? process.argv.slice(2));
   const onerror = (error: Error) => console.error(`[${options.name}] ${error.message}`);
   if (args.transport === 'stdio') {
-    const transport = options.entry?.stdio(new StdioServerTransport());
-    const handle = serveStdio(createServer, { onerror, ...(transport && { transport }) });
+    // A stdio server is a user's own process, idle most of the time: its garbage goes back when quiet.
+    const wire = collectWhenIdle(new StdioServerTransport());
+    const transport = options.entry?.stdio(wire) ?? wire;
+    const handle = serveStdio(createServer, { onerror, transport });
     return { transport: 'stdio', close: () => handle.close() };
   }
   // Loaded only for HTTP: a stdio server (every local one) never pays for the HTTP stack (Hono and

@@ -59,12 +59,12 @@ export function exampleScript(script: ServerName | TestScript): string {
   return join(REPO_ROOT, 'examples', 'servers', 'dist', `${script}.js`);
 }
 
-/** A stdio server config running the built example server as the configs run it. */
+/** A stdio server config running the built example server as the configs run it (V8 flag included). */
 export function scriptServer(script: ServerName | TestScript) {
   return {
     transport: 'stdio' as const,
     command: process.execPath,
-    args: [exampleScript(script)],
+    args: ['--max-semi-space-size=1', exampleScript(script)],
     cwd: REPO_ROOT,
   };
 }
