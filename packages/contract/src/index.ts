@@ -4,7 +4,6 @@
 
 export { checkBase64 } from './codecs/base64.js';
 export { dataUriPrefix, encodeDataUri, parseDataUri, redactDataUri } from './codecs/data-uri.js';
-export { parseDelimited } from './codecs/delimited-text.js';
 export { ENV_EXPECTED, parseEnvFlag, parseEnvNumber } from './codecs/env-values.js';
 export { fileProviderLine } from './codecs/file-provider-line.js';
 export { formatBytes, formatBytesExact } from './codecs/format-bytes.js';
@@ -19,6 +18,15 @@ export {
   viewerForFile,
 } from './codecs/mime.js';
 export { replaceDataUris, summarizeBase64Runs } from './codecs/scan-encoded.js';
+export {
+  createDelimiterDetector,
+  detectTableDelimiter,
+  normalizeLineBreaks,
+  QUOTE_TRAILING_SPACE,
+  TABLE_DELIMITERS,
+  TABLE_PARSE_CONFIG,
+  type TableKind,
+} from './codecs/table-rules.js';
 export { collapsePosixPath } from './normalize/collect-files.js';
 export { normalizeFilename, usableFilename } from './normalize/filename.js';
 export { normalizeToolResult } from './normalize/normalize-tool-result.js';
