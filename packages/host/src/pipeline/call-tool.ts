@@ -51,7 +51,7 @@ import { type CollectedFile, collectOutputs } from './collect-outputs.js';
 import type { ElicitationBroker } from './elicitation-bridge.js';
 import { type FileMode, prepareArguments } from './prepare-arguments.js';
 import { redactionFor } from './redact-for-model.js';
-import { resolveConventions } from './resolve-conventions.js';
+import { findTool, resolveConventions } from './resolve-conventions.js';
 import { storeLargeResult } from './store-large-result.js';
 import { storeOutputs } from './store-outputs.js';
 
@@ -109,6 +109,12 @@ export interface ToolCallDeps {
   track?(call: { username: string; server: string; emit(body: CallEventBody): void }): () => void;
 }
 
+/**
+ * Why callEnded aborts. Made once: a bare abort() builds a DOMException with a stack trace on
+ * every call, which showed up in the call-overhead profile.
+ */
+const CALL_ENDED = Object.freeze(new Error('[ferry/host] the call ended'));
+
 export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallResponse> {
   const clock = deps.clock ?? systemClock;
   const callId = request.callId ?? randomUUID();
@@ -119,7 +125,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
   const opened: CollectedFile[] = [];
   let workspace: Promise<Workspace> | undefined;
   const callEnded = new AbortController();
-  request.signal?.addEventListener('abort', () => callEnded.abort(), { once: true });
+  const endWithUser = () => callEnded.abort(CALL_ENDED);
+  request.signal?.addEventListener('abort', endWithUser, { once: true });
   let detection: DetectionWindow | undefined;
   const getWorkspace = () => {
     workspace ??= deps.workspaces.forUser(user.username);
@@ -157,10 +164,17 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
 
   events.emit({ type: 'started', server: request.server, tool: request.tool });
   untrack = deps.track?.({ username: user.username, server: request.server, emit: events.emit });
+  // The user's flags (a catalog read) and workspace (a directory check on disk) do not depend on
+  // the tool: both start now and overlap with finding it, instead of adding their waits one after
+  // the other. They are awaited in the steps' order, so a call fails as it did before, and a
+  // failure of one that is never awaited is not an unhandled rejection.
+  const flagsRead = deps.files.flags(user.owner);
+  flagsRead.catch(() => undefined);
+  getWorkspace().catch(() => undefined);
   try {
     // 1. The tool and its conventions.
     const connection = await deps.pool.get(request.server, user.username);
-    const tool = (await connection.listTools()).find((candidate) => candidate.name === request.tool);
+    const tool = findTool(await connection.listTools(), request.tool);
     if (!tool) {
       return fail(
         errorEnvelope('E_INVALID_INPUT', { field: 'tool' }, `Unknown tool ${request.server}/${request.tool}`),
@@ -170,7 +184,7 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
 
     // 2. Arguments.
     const settings = deps.serverSettings(request.server);
-    const flags = await deps.files.flags(user.owner);
+    const flags = await flagsRead;
     const prepared = await prepareArguments({
       conventions,
       arguments: request.arguments,
@@ -294,7 +308,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
   } finally {
     endTracking();
     // Open questions of a call that ended are answered `cancel`.
-    callEnded.abort();
+    request.signal?.removeEventListener('abort', endWithUser);
+    callEnded.abort(CALL_ENDED);
     // A call that failed or was cancelled never finished its window: stop recording for it.
     detection?.dispose();
     await Promise.all(opened.map((file) => file.opened?.close().catch(() => undefined)));

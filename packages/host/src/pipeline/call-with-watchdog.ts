@@ -94,14 +94,14 @@ export function callWithWatchdog(input: WatchdogInput): Promise<WatchdogOutcome>
 
   return new Promise<WatchdogOutcome>((resolve) => {
     let decided = false;
-    let idle: TimerHandle[] = [];
+    let idle: TimerHandle | undefined;
     let lastProgress: string | undefined;
     /** Open elicitations: the idle clock is stopped while any is. */
     let asking = 0;
 
     const clearIdle = () => {
-      for (const timer of idle) clock.clearTimeout(timer);
-      idle = [];
+      if (idle !== undefined) clock.clearTimeout(idle);
+      idle = undefined;
     };
     // The first outcome wins: a response that arrives after the timeout is ignored.
     const decide = (outcome: WatchdogOutcome, after?: () => Promise<void>) => {
@@ -135,16 +135,28 @@ export function callWithWatchdog(input: WatchdogInput): Promise<WatchdogOutcome>
       };
       decide(outcome, kill);
     };
+    // One timer at a time on the idle clock: the next notice, then the timeout. Every call arms
+    // it and every progress re-arms it, so one timer instead of one per notice. Each is due at its
+    // time since the clock (re)started, read from the Clock: a late timer delays none after it.
     const armIdle = () => {
       clearIdle();
-      for (const notice of notices) {
-        idle.push(
-          clock.setTimeout(() => {
-            if (!decided) input.onNotice?.({ kind: 'slow', ...notice });
-          }, notice.afterSeconds * 1000),
+      const since = clock.now();
+      const next = (k: number) => {
+        const notice = notices[k];
+        const dueMs = (notice === undefined ? timeouts.timeoutSeconds : notice.afterSeconds) * 1000;
+        idle = clock.setTimeout(
+          () => {
+            idle = undefined;
+            if (decided) return;
+            if (notice === undefined) return timeOut('idle');
+            // Armed first: a notice hook that throws must not stop the clock.
+            next(k + 1);
+            input.onNotice?.({ kind: 'slow', ...notice });
+          },
+          Math.max(0, since + dueMs - clock.now()),
         );
-      }
-      idle.push(clock.setTimeout(() => timeOut('idle'), timeouts.timeoutSeconds * 1000));
+      };
+      next(0);
     };
     const onCancel = () => decide({ kind: 'cancelled', reason: describeReason(input.signal?.reason) });
     const onProgress = (update: ProgressUpdate) => {

@@ -25,7 +25,7 @@ export type PickResult =
   | { ok: false; error: ErrorEnvelope };
 
 export async function pickFileInputs(options: {
-  fileInputs: FileInput[];
+  fileInputs: readonly FileInput[];
   picks: Record<string, string | string[]> | undefined;
   files: Pick<FileStore, 'stat'>;
   owner: string;

@@ -28,14 +28,33 @@ export interface ToolConventions {
   fileNames: boolean;
   /** Declared beside `filename`. */
   fileDataBase64: boolean;
-  fileInputs: FileInput[];
+  fileInputs: readonly FileInput[];
   /** Ordinary string arguments that carry a picked file's name (filled by the host, not the model). */
-  fileNameArguments: FileNameArgument[];
+  fileNameArguments: readonly FileNameArgument[];
   /** Ignored x-mcp-file keywords and the like, for logs. */
-  warnings: string[];
+  warnings: readonly string[];
 }
 
+/**
+ * Per schema object: a call, a tool listing and the model's tool list all ask about the same
+ * schema, and walking it for x-mcp-file inputs is the costly part. Keyed by identity, so a
+ * server's tools/list_changed (the pooled connection lists again: new objects) never meets an
+ * old answer; the entry goes with its schema. Schemas are read, never changed in place.
+ */
+const resolved = new WeakMap<object, ToolConventions>();
+
+/** The conventions of `inputSchema`; the same (frozen) answer for the same schema object. */
 export function resolveConventions(inputSchema: unknown): ToolConventions {
+  if (typeof inputSchema !== 'object' || inputSchema === null) return computeConventions(inputSchema);
+  let conventions = resolved.get(inputSchema);
+  if (conventions === undefined) {
+    conventions = computeConventions(inputSchema);
+    resolved.set(inputSchema, conventions);
+  }
+  return conventions;
+}
+
+function computeConventions(inputSchema: unknown): ToolConventions {
   const schema = isObject(inputSchema) ? inputSchema : {};
   const properties = isObject(schema.properties) ? schema.properties : {};
   const declared = new Set(Object.keys(properties));
@@ -50,7 +69,8 @@ export function resolveConventions(inputSchema: unknown): ToolConventions {
   const convention = (name: string) => declared.has(name) && !sep2356.has(name);
   const filename = convention('filename');
   const additional = schema.additionalProperties;
-  return {
+  // Shared by every caller of the same schema: frozen so that no caller can change it for the others.
+  return Object.freeze({
     declared,
     allowsUndeclared: additional === true || isObject(additional),
     username: convention('username'),
@@ -58,12 +78,27 @@ export function resolveConventions(inputSchema: unknown): ToolConventions {
     filenames: convention('filenames'),
     fileNames: convention('file_names'),
     fileDataBase64: filename && convention('file_data_base64'),
-    fileInputs,
-    fileNameArguments,
-    warnings: found.warnings.map((w) => `inputSchema${w.pointer}: ${w.reason}`),
-  };
+    fileInputs: Object.freeze(fileInputs),
+    fileNameArguments: Object.freeze(fileNameArguments),
+    warnings: Object.freeze(found.warnings.map((w) => `inputSchema${w.pointer}: ${w.reason}`)),
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Per tools/list answer (the pooled connection's frozen array): its tools by name. */
+const indexes = new WeakMap<readonly { name: string }[], Map<string, { name: string }>>();
+
+/** The tool called `name` in a listing, through an index built once per listing. */
+export function findTool<T extends { name: string }>(tools: readonly T[], name: string): T | undefined {
+  let index = indexes.get(tools) as Map<string, T> | undefined;
+  if (index === undefined) {
+    index = new Map();
+    // The first of a duplicated name wins, as Array.find did.
+    for (const tool of tools) if (!index.has(tool.name)) index.set(tool.name, tool);
+    indexes.set(tools, index);
+  }
+  return index.get(name);
 }

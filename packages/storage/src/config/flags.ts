@@ -24,6 +24,35 @@ export function effectiveFlags(
   userFlags?: Readonly<Record<string, unknown>> | null,
   userQuotaBytes?: number | null,
 ): Readonly<EffectiveFlags> {
+  // Every tool call and upload reads a user's flags; almost all users share a handful of stored
+  // overrides (most none), so the answer is kept per config and stored value: the row is still
+  // read each time, so a changed override takes effect at once. Only a frozen config (as
+  // loadStorageConfig returns) is known not to change under the kept answers.
+  if (!Object.isFrozen(config)) return computeFlags(config, userFlags, userQuotaBytes);
+  let known = memo.get(config);
+  if (known === undefined) {
+    known = new Map();
+    memo.set(config, known);
+  }
+  const key = `${userQuotaBytes ?? null}|${userFlags == null ? '' : JSON.stringify(userFlags)}`;
+  let flags = known.get(key);
+  if (flags === undefined) {
+    flags = computeFlags(config, userFlags, userQuotaBytes);
+    // Distinct stored overrides are few; a bound keeps a catalog of odd ones from growing this.
+    if (known.size >= MEMO_LIMIT) known.delete(known.keys().next().value as string);
+    known.set(key, flags);
+  }
+  return flags;
+}
+
+const MEMO_LIMIT = 256;
+const memo = new WeakMap<StorageConfig, Map<string, Readonly<EffectiveFlags>>>();
+
+function computeFlags(
+  config: StorageConfig,
+  userFlags: Readonly<Record<string, unknown>> | null | undefined,
+  userQuotaBytes: number | null | undefined,
+): Readonly<EffectiveFlags> {
   const parsed = overridesSchema.safeParse(userFlags ?? {});
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
