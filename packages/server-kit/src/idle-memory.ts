@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 
 /** Quiet time after the last message, either way, before the collection. */
-export const IDLE_GC_DELAY_MS = 1000;
+const IDLE_GC_DELAY_MS = 1000;
 
 /**
  * `global.gc` without --expose-gc on the command line: the flag set at run time and the function

@@ -110,7 +110,7 @@ export const PROTOCOL_CHOICES = ['auto', '2025-11-25', '2026-07-28'] as const;
 export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
 
 /** When a user's connection to a server opens (see `start`). */
-export const SERVER_STARTS = ['call', 'session'] as const;
+const SERVER_STARTS = ['call', 'session'] as const;
 
 const commonShape = {
   protocol: z.enum(PROTOCOL_CHOICES).default('auto'),
