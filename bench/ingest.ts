@@ -17,8 +17,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32, deflateSync } from 'node:zlib';
-import { gif } from '../packages/storage/test/ingest/build-images.js';
-import { buildZip } from '../packages/storage/test/ingest/build-xlsx.js';
+import { gif } from '@ferry/test-helpers/build-images';
+import { buildZip } from '@ferry/test-helpers/build-xlsx';
 import {
   benchCommand,
   benchScratch,

@@ -1,22 +1,27 @@
 // Storage benchmark: put + get of a 1 GiB file through the FileStore on local disk +
 // SQLite, against the floor for the same work measured in the same run: `cp` of the file plus a
-// SHA-256 of it with Node's crypto (storing with an integrity hash cannot be cheaper). Each side
-// runs FERRY_BENCH_RUNS times (default 3) and the medians are compared.
-// Target: put+get <= 1.5x floor, RSS growth <= 64 MiB. Prints one JSON document.
+// SHA-256 of it with Node's crypto, timed one after the other and added (the floor is their sum,
+// not their max: a put that overlaps hashing with writing, as the FileStore's does, can come in
+// under it, down to about max(hash, write) plus the get). Each side runs FERRY_BENCH_RUNS times
+// (default 3) and the medians are compared.
+// Target (issue 21): put+get <= 1.1x floor, RSS growth <= 64 MiB. Prints one JSON document.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadStorageConfig, openStorage } from '@ferry/storage';
-import { MIB, median, round, timed, withRssPeak } from './_measure.js';
+import { MIB, machineReport, median, round, timed, withRssPeak } from './_measure.js';
 
 const SIZE = Number(process.env.FERRY_BENCH_BYTES ?? 1024 * MIB);
 const RUNS = Number(process.env.FERRY_BENCH_RUNS ?? 3);
 const READ_CHUNK = Number(process.env.FERRY_BENCH_CHUNK ?? 64 * 1024);
+const TARGET = { ratio: 1.1, rss_growth_mib: 64 };
+/** Other work on the machine skews every timing here; reported next to them. */
+const loadAtStart = loadavg()[0] ?? 0;
 
 const dir = await mkdtemp(join(tmpdir(), 'ferry-bench-storage-'));
 try {
@@ -103,8 +108,9 @@ try {
       median_ferry_ms: round(ferryMs),
       ratio: round(ratio, 3),
       rss_growth_mib: round(rssGrowthMiB),
-      target: { ratio: 1.5, rss_growth_mib: 64 },
-      pass: ratio <= 1.5 && rssGrowthMiB <= 64,
+      machine: machineReport(loadAtStart),
+      target: TARGET,
+      pass: ratio <= TARGET.ratio && rssGrowthMiB <= TARGET.rss_growth_mib,
     }),
   );
 } finally {

@@ -6,8 +6,8 @@
 // loaded machine's noise for a unit test (one run here measured 100 ms for the PNG predictor under
 // load): they belong to the ingest event-loop benchmark (issue 21), not here.
 
+import { buildZip, type ZipInput } from '@ferry/test-helpers/build-xlsx';
 import { describe, expect, it } from 'vitest';
-import { buildZip, type ZipInput } from './build-xlsx.js';
 import { infoOf } from './harness.js';
 
 /** Far above the fixed code (1-5 ms) and far below the old (600-2000 ms), for a loaded CI machine. */

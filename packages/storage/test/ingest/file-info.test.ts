@@ -1,11 +1,11 @@
+import { png } from '@ferry/test-helpers/build-images';
+import { buildXlsx } from '@ferry/test-helpers/build-xlsx';
 import { describe, expect, it } from 'vitest';
 import { MAX_INFO_READ_BYTES } from '../../src/ingest/byte-source.js';
 import { extractInfo } from '../../src/ingest/file-info.js';
 import { infoKindOf, tableKindOf } from '../../src/ingest/file-kind.js';
 import { createTableCounter } from '../../src/ingest/table-counter.js';
-import { png } from './build-images.js';
 import { buildPdf } from './build-pdf.js';
-import { buildXlsx } from './build-xlsx.js';
 import { GIB, infoOf, KIB, MIB, type VirtualFile } from './harness.js';
 
 describe('extractInfo: CSV and TSV', () => {

@@ -3,65 +3,16 @@
 // way the FileStore will, with a head of the first 64 KiB and a readRange that records what the
 // extractor asked for.
 
+import { partsFile, type VirtualFile } from '@ferry/test-helpers/byte-writer';
 import { extractInfo } from '../../src/ingest/file-info.js';
 import type { TableCounts } from '../../src/ingest/table-counter.js';
+
+// The byte builders live in @ferry/test-helpers (bench/ingest.ts builds files with them too).
+export { ByteWriter, type VirtualFile } from '@ferry/test-helpers/byte-writer';
 
 export const KIB = 1024;
 export const MIB = 1024 * KIB;
 export const GIB = 1024 * MIB;
-
-interface Part {
-  at: number;
-  bytes: Uint8Array;
-}
-
-export interface VirtualFile {
-  size: number;
-  /** Bytes `start..endInclusive`; zeros where nothing was written. */
-  read(start: number, endInclusive: number): Uint8Array;
-}
-
-/** Appends bytes and gaps; offsets are what the file will have, gaps included. */
-export class ByteWriter {
-  private readonly parts: Part[] = [];
-  offset = 0;
-
-  write(data: string | Uint8Array): this {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'latin1') : data;
-    this.parts.push({ at: this.offset, bytes });
-    this.offset += bytes.length;
-    return this;
-  }
-
-  gap(length: number): this {
-    this.offset += length;
-    return this;
-  }
-
-  toFile(): VirtualFile {
-    return partsFile(this.offset, this.parts);
-  }
-
-  /** The whole file in memory; only for files without large gaps. */
-  toBuffer(): Buffer {
-    return Buffer.from(this.toFile().read(0, this.offset - 1));
-  }
-}
-
-function partsFile(size: number, parts: Part[]): VirtualFile {
-  return {
-    size,
-    read(start, endInclusive) {
-      const out = new Uint8Array(Math.max(0, Math.min(endInclusive + 1, size) - start));
-      for (const { at, bytes } of parts) {
-        const from = Math.max(start, at);
-        const to = Math.min(start + out.length, at + bytes.length);
-        if (from < to) out.set(bytes.subarray(from - at, to - at), from - start);
-      }
-      return out;
-    },
-  };
-}
 
 function bytesFile(bytes: Uint8Array): VirtualFile {
   return partsFile(bytes.length, [{ at: 0, bytes }]);

@@ -1,5 +1,5 @@
+import { bmp, gif, jpeg, png, svg, tiff, webpExtended, webpLossless } from '@ferry/test-helpers/build-images';
 import { describe, expect, it } from 'vitest';
-import { bmp, gif, jpeg, png, svg, tiff, webpExtended, webpLossless } from './build-images.js';
 import { GIB, infoOf, KIB } from './harness.js';
 
 describe('extractInfo: images', () => {

@@ -1,5 +1,5 @@
+import { buildXlsx, buildZip, type Cell } from '@ferry/test-helpers/build-xlsx';
 import { describe, expect, it } from 'vitest';
-import { buildXlsx, buildZip, type Cell } from './build-xlsx.js';
 import { GIB, infoOf, KIB } from './harness.js';
 
 const XLSX = {

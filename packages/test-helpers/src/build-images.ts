@@ -3,7 +3,7 @@
 // reach), which is all a size reader may look at.
 
 import { crc32, deflateSync } from 'node:zlib';
-import { ByteWriter } from './harness.js';
+import { ByteWriter } from './byte-writer.js';
 
 function chunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);

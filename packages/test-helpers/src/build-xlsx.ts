@@ -3,7 +3,7 @@
 // relationships, workbook, one XML part per sheet with <dimension> before <sheetData>.
 
 import { crc32, deflateRawSync } from 'node:zlib';
-import { ByteWriter } from './harness.js';
+import { ByteWriter } from './byte-writer.js';
 
 export interface ZipInput {
   name: string;
