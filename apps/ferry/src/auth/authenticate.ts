@@ -14,6 +14,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthConfig } from '../config/app-config.js';
 import { unauthorized } from '../http/api-error.js';
 
+const MAX_REMEMBERED_PEERS = 1024;
+
 export interface Identity {
   username: string;
   /** The FileStore owner id of the user. */
@@ -42,6 +44,18 @@ export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, '
     return owner;
   };
   const trusted = trustedPeers(config.trustedProxies);
+  // The verdict per peer address, as BlockList.check builds a SocketAddress on every call (4% of
+  // a small download's CPU). It depends on the address and the fixed config only; bounded.
+  const verdicts = new Map<string, boolean>();
+  const trustedPeer = (peer: string): boolean => {
+    let verdict = verdicts.get(peer);
+    if (verdict === undefined) {
+      verdict = isTrusted(trusted, peer);
+      if (verdicts.size >= MAX_REMEMBERED_PEERS) verdicts.clear();
+      verdicts.set(peer, verdict);
+    }
+    return verdict;
+  };
   const secret = config.mode === 'proxy' ? secretDigest(config) : undefined;
 
   return {
@@ -51,7 +65,7 @@ export function createAuthenticator(config: AuthConfig, files: Pick<FileStore, '
     identify: async (request) => {
       if (config.mode === 'local') return { username: config.user, owner: await ownerOf(config.user) };
       const peer = request.socket?.remoteAddress;
-      if (!peer || !isTrusted(trusted, peer)) {
+      if (!peer || !trustedPeer(peer)) {
         throw unauthorized('Not signed in: requests must come through the authenticating proxy');
       }
       const sent = request.headers[config.proxySecretHeader];

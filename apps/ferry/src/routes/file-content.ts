@@ -11,6 +11,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
 import { contentDisposition, isInlineSafe, parseRange, safeContentType } from '../files/content-headers.js';
+import { createSmallContentCache } from '../files/small-content-cache.js';
 import { forbidden } from '../http/api-error.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 
@@ -27,6 +28,9 @@ const Binary = z.string().meta({ format: 'binary' });
 
 export const fileContentRoutes: FastifyPluginAsyncZod = async (app) => {
   const { files } = app.ferry;
+  // Small files (the common download) are answered from memory after their first read; the row is
+  // still read for every request, so auth, deletion and expiry hold as before.
+  const small = createSmallContentCache();
 
   app.get(
     '/files/:id/content',
@@ -104,6 +108,14 @@ export const fileContentRoutes: FastifyPluginAsyncZod = async (app) => {
       if (file.mime !== 'application/pdf')
         reply.header('content-security-policy', "sandbox; default-src 'none'");
 
+      if (file.size <= small.maxEntryBytes) {
+        const bytes = await small.bytesOf(file, async () => (await files.get(owner, { id })).stream);
+        if (range.kind === 'partial') {
+          reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
+          return reply.send(unserialized(bytes.subarray(range.start, range.end + 1)));
+        }
+        return reply.code(200).send(unserialized(bytes));
+      }
       if (range.kind === 'partial') {
         const content = await files.get(owner, { id }, { range: { start: range.start, end: range.end } });
         reply
@@ -122,6 +134,11 @@ export const fileContentRoutes: FastifyPluginAsyncZod = async (app) => {
 /** A stream body: fastify pipes it unserialized; the response schema only documents the bytes. */
 function streamed(stream: Readable): never {
   return stream as never;
+}
+
+/** A Buffer body: fastify sends it as it is, with its Content-Length, unserialized like a stream. */
+function unserialized(bytes: Buffer): never {
+  return bytes as never;
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {

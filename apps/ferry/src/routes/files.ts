@@ -14,6 +14,7 @@ import { identityOf } from '../auth/request-context.js';
 import { checkSessionId, SESSION_HEADER } from '../auth/sessions.js';
 import { toFileDto } from '../files/file-dto.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { trustedSerializerCompiler } from '../http/trusted-json.js';
 import { pageOf } from './page-of.js';
 
 export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,6 +23,8 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/files',
     {
+      // Hot read routes: the 2xx body is toFileDto's, sent as it is (http/trusted-json.ts).
+      serializerCompiler: trustedSerializerCompiler,
       schema: {
         summary: 'List and search My Files',
         tags: ['files'],
@@ -59,6 +62,7 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/files/:id',
     {
+      serializerCompiler: trustedSerializerCompiler,
       schema: {
         summary: "A file's metadata",
         tags: ['files'],
@@ -72,6 +76,7 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/files/:id/versions',
     {
+      serializerCompiler: trustedSerializerCompiler,
       schema: {
         summary: 'Every version of the file’s name, newest first',
         description: 'Paged by limit/offset like GET /api/files.',

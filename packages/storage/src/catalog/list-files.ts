@@ -1,8 +1,9 @@
 import { FerryError } from '@ferry/contract';
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { CatalogDeps } from './catalog-deps.js';
 import { unexpired } from './expiry.js';
 import { toFileRecord, toNumber } from './rows.js';
+import type { CatalogTables } from './tables.js';
 import type { ListOptions, ListResult } from './types.js';
 
 const MAX_LIMIT = 1000;
@@ -31,6 +32,8 @@ export async function listFiles(
     const pattern = `%${options.query.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
     query = query.where(sql<boolean>`lower(${sql.ref('files.name')}) like ${pattern} escape '!'`);
   }
+  // Live rows before the latest-version filter: what the total counts names over (countQuery).
+  const liveRows = query;
   if (options.allVersions !== true) {
     // An expired newer version hides nothing: the latest of a name is its newest live version,
     // as latestByName answers.
@@ -68,11 +71,31 @@ export async function listFiles(
   const ended = rows.length < limit && (rows.length > 0 || offset === 0);
   let total = offset + rows.length;
   if (!ended) {
-    const counted = await query.select(({ fn }) => fn.countAll().as('total')).executeTakeFirst();
-    total = toNumber(counted?.total as number | string | undefined);
+    const counted = await countQuery(liveRows, query, options).executeTakeFirst();
+    total = toNumber(counted?.total);
   }
 
   return { items: rows.map(toFileRecord), total };
+}
+
+/**
+ * The total of a listing whose page was full. Without a source or session filter, the latest-only
+ * listing has exactly one row per name that has a live version (names of ready rows are unique
+ * per version, files_owner_name_version_ready), so it counts distinct names over the live rows: one
+ * index walk instead of a NOT EXISTS probe per row, on every full page. A source or session filter
+ * can drop a name's latest version but not an older one, which the probe then still hides, so
+ * those keep the exact query.
+ */
+function countQuery<Q extends SelectQueryBuilder<CatalogTables, 'files', object>>(
+  liveRows: Q,
+  listed: Q,
+  options: ListOptions,
+) {
+  const byName =
+    options.allVersions !== true && options.source === undefined && options.sessionId === undefined;
+  return byName
+    ? liveRows.select(({ fn }) => fn.count<number | string>('files.name').distinct().as('total'))
+    : listed.select(({ fn }) => fn.countAll<number | string>().as('total'));
 }
 
 function checkOptions(options: ListOptions, limit: number, offset: number): void {

@@ -135,6 +135,23 @@ function catalogMigrations(traits: CatalogTraits): Record<string, Migration> {
           .execute();
       },
     },
+    // The same for My Files sorted by date (list-files.ts, sort 'created'): created_at, then the
+    // name order as the tie-break. files_owner_created_at (owner, created_at) gave the first term
+    // only, and SQLite preferred to sort all of the owner's rows through another index. Ascending
+    // pages read in index order; descending ones read it backwards and sort only rows that tie on
+    // created_at and name (versions are `version desc` both ways). The new index starts with the
+    // old one's columns, so the old one goes.
+    '0005_files_owner_created_order': {
+      async up(db: Kysely<unknown>) {
+        const collate = sql.raw(`collate ${traits.binaryCollation}`);
+        await db.schema
+          .createIndex('files_owner_created_order')
+          .on('files')
+          .expression(sql`owner, created_at, (lower(name)) ${collate}, name ${collate}, version desc, id`)
+          .execute();
+        await db.schema.dropIndex('files_owner_created_at').execute();
+      },
+    },
   };
 }
 

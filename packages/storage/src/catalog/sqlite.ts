@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { createKyselyCatalog, type KyselyCatalogOptions } from './kysely-catalog.js';
+import { cacheGets, cacheListings, cacheUsage, cacheUsers } from './listing-cache.js';
 import { cacheStatements } from './statement-cache.js';
 import type { CatalogTables } from './tables.js';
 import { type CatalogTraits, errorCode } from './traits.js';
@@ -44,7 +45,21 @@ export async function createSqliteCatalog(options: SqliteCatalogOptions): Promis
   const db = new Kysely<CatalogTables>({
     dialect: new SqliteDialect({ database: cacheStatements(database) }),
   });
-  const catalog = createKyselyCatalog(db, sqliteCatalogTraits, options);
+  const now = options.now ?? (() => new Date());
+  // See listing-cache.ts: total_changes() moves with every write of this connection, data_version
+  // with every commit of another one. Read straight from better-sqlite3 (synchronous, a few µs).
+  const stampStatement = database
+    .prepare('select total_changes() as changes, data_version as version from pragma_data_version')
+    .raw(true);
+  const stamp = () => (stampStatement.get() as [number, number]).join(':');
+  const kyselyCatalog = createKyselyCatalog(db, sqliteCatalogTraits, { ...options, now });
+  const catalog: Catalog = {
+    ...kyselyCatalog,
+    list: cacheListings({ db, traits: sqliteCatalogTraits, now }, { stamp }),
+    get: cacheGets(kyselyCatalog.get, { now }, { stamp, maxEntries: 1024 }),
+    getUser: cacheUsers(kyselyCatalog.getUser, { stamp }),
+    usage: cacheUsage(kyselyCatalog.usage, { stamp }),
+  };
   if (options.migrate !== false) {
     try {
       await catalog.migrate();

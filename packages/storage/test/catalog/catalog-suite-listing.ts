@@ -100,6 +100,56 @@ export function listingTests(ctx: CatalogContext): void {
     await expectFerryError(ctx.catalog.list(owner, { sort: 'owner' as never }), 'E_INVALID_INPUT');
   });
 
+  it("a full page's total is the number of rows the whole listing holds, for every filter", async () => {
+    // list-files.ts counts a full page's total another way than it lists (distinct names without
+    // a source or session filter); a short page's total is what it lists. Both must agree.
+    const owner = await newUser(ctx.catalog);
+    const past = new Date(Date.now() - 60_000);
+    const future = new Date(Date.now() + 3_600_000);
+    await addFile(ctx.catalog, owner, 'plain.txt');
+    await addFile(ctx.catalog, owner, 'PLAIN.txt');
+    await addFile(ctx.catalog, owner, 'two.txt', { sessionId: 's1' });
+    await addFile(ctx.catalog, owner, 'two.txt', { sessionId: 's2' });
+    // Newest version expired: the older one is the latest, and is counted once.
+    await addFile(ctx.catalog, owner, 'expiring.txt');
+    await addFile(ctx.catalog, owner, 'expiring.txt', { expiresAt: past });
+    await addFile(ctx.catalog, owner, 'gone.txt', { expiresAt: past });
+    await addFile(ctx.catalog, owner, 'later.txt', { expiresAt: future });
+    // The latest version is generated, an older one uploaded: source=uploaded must not show it.
+    await addFile(ctx.catalog, owner, 'mixed.csv', { source: 'uploaded', sessionId: 's1' });
+    await addFile(ctx.catalog, owner, 'mixed.csv', { source: 'generated' });
+    await ctx.catalog.insertPending({ owner, name: 'pending.txt', mime: 'text/plain', source: 'uploaded' });
+
+    const filters = [
+      {},
+      { query: 'txt' },
+      { query: 'plain' },
+      { source: 'uploaded' as const },
+      { source: 'generated' as const },
+      { sessionId: 's1' },
+      { sessionId: 's2' },
+      { allVersions: true },
+      { allVersions: true, sessionId: 's1' },
+      { query: 'two', allVersions: true },
+    ];
+    for (const filter of filters) {
+      const whole = await ctx.catalog.list(owner, { ...filter, limit: 1000 });
+      for (const limit of [1, 2]) {
+        const page = await ctx.catalog.list(owner, { ...filter, limit });
+        expect(page.total, JSON.stringify({ ...filter, limit })).toBe(whole.items.length);
+      }
+    }
+    expect(names((await ctx.catalog.list(owner)).items)).toEqual([
+      'expiring.txt',
+      'later.txt',
+      'mixed.csv',
+      'PLAIN.txt',
+      'plain.txt',
+      'two.txt',
+    ]);
+    expect((await ctx.catalog.list(owner, { source: 'uploaded', limit: 1 })).total).toBe(5);
+  });
+
   it('rename moves every version of the name; later uploads of the old name start again at 1', async () => {
     const owner = await newUser(ctx.catalog);
     const v1 = await addFile(ctx.catalog, owner, 'draft.md');
