@@ -10,10 +10,11 @@
 // of upload, call and upload+call latency (first call per user, which starts that user's MCP
 // server, apart), wall time, MCP server processes per user, CPU time of Ferry, the servers and
 // this client, Ferry's RSS. BENCH_SANDBOX=off|auto|required overrides the server's sandbox mode;
-// BENCH_WARM=1 starts every server before the clock; BENCH_DETECTION=watch|walk sets
-// calls.workspaceDetection; BENCH_SEED_FILES=N puts N small files into each user's workspace after
-// their first call (what a walk has to list on every later call). Bounded by BENCH_TIMEOUT_S (default 600) for
-// the whole run and 120 s of silence per request. Prints one JSON document.
+// BENCH_STARTS=N sets calls.maxConcurrentStarts; BENCH_WARM=1 starts every server before the
+// clock; BENCH_DETECTION=watch|walk sets calls.workspaceDetection; BENCH_SEED_FILES=N puts N small
+// files into each user's workspace after their first call (what a walk has to list on every later
+// call). Bounded by BENCH_TIMEOUT_S (default 600) for the whole run and 120 s of silence per
+// request. Prints one JSON document.
 import { createCipheriv, createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
@@ -56,6 +57,8 @@ const WARM = process.env.BENCH_WARM === '1';
 const WARM_PARALLEL = 4;
 /** The inject server's `sandbox` setting (off | auto | required); unset: as in ferry.config.json. */
 const SANDBOX = process.env.BENCH_SANDBOX;
+/** calls.maxConcurrentStarts (local servers starting at once); unset: Ferry's default, the CPU count. */
+const STARTS = process.env.BENCH_STARTS === undefined ? undefined : Number(process.env.BENCH_STARTS);
 /** How Ferry finds files tools wrote (calls.workspaceDetection); unset: Ferry's default. */
 const DETECTION = process.env.BENCH_DETECTION;
 if (DETECTION !== undefined && DETECTION !== 'watch' && DETECTION !== 'walk') {
@@ -120,6 +123,7 @@ try {
         maxRunningPerUser: 8,
         maxKeptCalls: Math.max(1000, USERS * CALLS_PER_USER),
         ...(DETECTION === undefined ? {} : { workspaceDetection: DETECTION }),
+        ...(STARTS === undefined ? {} : { maxConcurrentStarts: STARTS }),
       },
       storage: { dataDir: join(dir, 'ferry') },
       // The user in the server's environment lets the benchmark tell whose process is whose.
@@ -232,6 +236,7 @@ try {
         helper_commands: processes.wrapperNames,
         // Each user's server processes once every call has ended (RSS of the node processes).
         idle_rss_per_user_mib: spread(idle.rssPerUser.map((bytes) => bytes / MIB)),
+        idle_pss_per_user_mib: spread(idle.pssPerUser.map((bytes) => bytes / MIB)),
         // CPU of one server process over its life here: its start and the user's calls to it.
         cpu_ms_per_process: spread(idle.cpuPerProcess),
       },
@@ -538,24 +543,45 @@ function spread(values: readonly number[]): { count: number; p50: number; max: n
   return { count: values.length, p50: round(median([...values]), 1), max: round(Math.max(...values), 1) };
 }
 
-/** The live server processes of each user, summed per user (RSS), and each one's CPU so far. */
+/**
+ * The live server processes of each user, summed per user: RSS, and PSS (smaps_rollup: pages
+ * shared with other processes, such as node's own code, charged in shares, so the sum over users
+ * is what the machine holds); and each process's CPU so far.
+ */
 function idleServers(pidsByUser: Record<string, Set<number>>): {
   rssPerUser: number[];
+  pssPerUser: number[];
   cpuPerProcess: number[];
 } {
   const rssPerUser: number[] = [];
+  const pssPerUser: number[] = [];
   const cpuPerProcess: number[] = [];
   for (const pids of Object.values(pidsByUser)) {
     let rss = 0;
+    let pss = 0;
     for (const pid of pids) {
       const memory = procMemory(pid);
       if (memory === undefined) continue;
       rss += memory.rss;
+      pss += pssOf(pid);
       cpuPerProcess.push(cpuMs(pid));
     }
-    if (rss > 0) rssPerUser.push(rss);
+    if (rss > 0) {
+      rssPerUser.push(rss);
+      pssPerUser.push(pss);
+    }
   }
-  return { rssPerUser, cpuPerProcess };
+  return { rssPerUser, pssPerUser, cpuPerProcess };
+}
+
+/** Proportional set size of a process in bytes (0 when it is gone). */
+function pssOf(pid: number): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /** Errors grouped by their message with ids, numbers and paths blanked: what went wrong, how often. */
@@ -618,6 +644,7 @@ function command(): string {
     'BENCH_CALLS_PER_USER',
     'BENCH_CALL_FILE_KIB',
     'BENCH_SANDBOX',
+    'BENCH_STARTS',
     'BENCH_WARM',
     'BENCH_TIMEOUT_S',
   ]);

@@ -150,6 +150,9 @@ async function startLocked(s: {
       ...(options.onServerStderr ? { onStderr: options.onServerStderr } : {}),
       ...(options.onConnectionEvent ? { onEvent: options.onConnectionEvent } : {}),
       ...(config.app.calls.maxResultBytes ? { maxResultBytes: config.app.calls.maxResultBytes } : {}),
+      ...(config.app.calls.maxConcurrentStarts
+        ? { maxConcurrentStarts: config.app.calls.maxConcurrentStarts }
+        : {}),
     },
   });
   remoteAuth = createRemoteAuth({

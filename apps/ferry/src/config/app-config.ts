@@ -121,6 +121,11 @@ const callsSectionSchema = z.strictObject({
    */
   maxResultBytes: count('calls.maxResultBytes').optional(),
   /**
+   * Local MCP servers starting at once (per Ferry); more wait their turn, their connect timeout
+   * starting with it. @default the machine's CPU count (os.availableParallelism())
+   */
+  maxConcurrentStarts: count('calls.maxConcurrentStarts').optional(),
+  /**
    * How Ferry finds the files a tool wrote into the workspace during a call: 'watch' keeps a
    * change tracker (inotify) per workspace and walks when it cannot trust it; 'walk' lists the
    * workspace before and after every call. @default 'watch'

@@ -101,6 +101,16 @@ describe('loadFerryConfig', () => {
     );
   });
 
+  it('calls.maxConcurrentStarts: unset by default (the pool uses the CPU count), a positive integer, else named', () => {
+    expect(parseFerryConfig({}, { env: {} }).app.calls.maxConcurrentStarts).toBeUndefined();
+    expect(
+      parseFerryConfig({ calls: { maxConcurrentStarts: 6 } }, { env: {} }).app.calls.maxConcurrentStarts,
+    ).toBe(6);
+    expect(() => parseFerryConfig({ calls: { maxConcurrentStarts: 0 } }, { env: {} })).toThrow(
+      /calls\.maxConcurrentStarts must be >= 1/,
+    );
+  });
+
   it("calls.workspaceDetection: 'watch' by default, 'walk' on request, anything else named", () => {
     expect(parseFerryConfig({}, { env: {} }).app.calls.workspaceDetection).toBe('watch');
     const walk = parseFerryConfig({ calls: { workspaceDetection: 'walk' } }, { env: {} });
