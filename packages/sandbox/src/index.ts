@@ -23,6 +23,7 @@ export { diskUsageBytes } from './user-workspace.js';
 export {
   type CleanupResult,
   clearSessionFiles,
+  isClearedWorkspace,
   removeUserWorkspace,
   type WorkspaceRef,
 } from './workspace-cleanup.js';

@@ -59,6 +59,17 @@ export async function clearSessionFiles(workspace: WorkspaceRef): Promise<Cleanu
   return { removed: removed + names.length };
 }
 
+/**
+ * Whether `hostDir` holds nothing a clear would remove: no entry but, at most, an empty
+ * `input_files/` (what clearSessionFiles leaves). A missing workspace is cleared too.
+ */
+export async function isClearedWorkspace(hostDir: string): Promise<boolean> {
+  const entries = await readdir(hostDir).catch(() => [] as string[]);
+  if (entries.length === 0) return true;
+  if (entries.length > 1 || entries[0] !== INPUT_DIR_NAME) return false;
+  return (await readdir(join(hostDir, INPUT_DIR_NAME)).catch(() => ['?'])).length === 0;
+}
+
 /** Removes `names` in `dir`, in batches, so many entries stay under the argument-length limit. */
 async function removeEntries(dir: string, names: readonly string[]): Promise<void> {
   for (let at = 0; at < names.length; at += 500) {

@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clearSessionFiles, removeUserWorkspace } from '../src/workspace-cleanup.js';
+import { clearSessionFiles, isClearedWorkspace, removeUserWorkspace } from '../src/workspace-cleanup.js';
 import { hostTempDir } from './support/run-launch.js';
 
 let dir: string;
@@ -60,6 +60,21 @@ describe('clearSessionFiles', () => {
     expect(await clearSessionFiles({ username: 'bob', hostDir: join(root, 'bob') })).toEqual({ removed: 1 });
     expect(await readdir(join(root, 'bob'))).toEqual([]);
     expect(await readdir(outside)).toEqual(['keep.txt']);
+  });
+});
+
+describe('isClearedWorkspace', () => {
+  it('is what a clear leaves: nothing, or an empty input_files/; a missing workspace too', async () => {
+    const alice = join(root, 'alice');
+    expect(await isClearedWorkspace(alice)).toBe(false);
+    await clearSessionFiles({ username: 'alice', hostDir: alice });
+    expect(await isClearedWorkspace(alice)).toBe(true);
+    await writeFile(join(alice, 'input_files', 'in.csv'), 'a');
+    expect(await isClearedWorkspace(alice)).toBe(false);
+    await rm(join(alice, 'input_files'), { recursive: true });
+    expect(await isClearedWorkspace(alice)).toBe(true);
+    expect(await isClearedWorkspace(join(root, 'bob'))).toBe(false);
+    expect(await isClearedWorkspace(join(root, 'nobody'))).toBe(true);
   });
 });
 

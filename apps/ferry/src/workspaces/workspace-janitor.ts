@@ -11,9 +11,9 @@
 // and one that starts while a clear is under way waits for it to finish first.
 import { readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { INPUT_DIR_NAME, isValidUsername } from '@ferry/contract';
+import { isValidUsername } from '@ferry/contract';
 import type { Host } from '@ferry/host';
-import { clearSessionFiles, removeUserWorkspace } from '@ferry/sandbox';
+import { clearSessionFiles, isClearedWorkspace, removeUserWorkspace } from '@ferry/sandbox';
 
 export interface WorkspaceJanitorOptions {
   /** Host directory of the per-user workspaces (the host's `workspacesRoot`). */
@@ -134,7 +134,8 @@ export function createWorkspaceJanitor(options: WorkspaceJanitorOptions): Worksp
         // Not a user's workspace (the host's own `.ferry-sync`, say): never touched here.
         if (!isValidUsername(username) || keep.has(username)) continue;
         if ((lastUsed.get(username) ?? Number.NEGATIVE_INFINITY) > cutoff) continue;
-        if (await isEmptied(join(options.workspacesRoot, username))) continue;
+        // Emptied already (by a session's end): its servers, if any still run, stop on their own idle clock.
+        if (await isClearedWorkspace(join(options.workspacesRoot, username))) continue;
         if (await clear(username, 'idle')) cleared.push(username);
       }
       return cleared;
@@ -160,17 +161,6 @@ export function createWorkspaceJanitor(options: WorkspaceJanitorOptions): Worksp
       }
     },
   };
-}
-
-/**
- * Nothing in the workspace but, at most, an empty `input_files/` (what a clear leaves); its
- * servers, if any still run, stop on their own idle clock.
- */
-async function isEmptied(hostDir: string): Promise<boolean> {
-  const entries = await readdir(hostDir).catch(() => [] as string[]);
-  if (entries.length === 0) return true;
-  if (entries.length > 1 || entries[0] !== INPUT_DIR_NAME) return false;
-  return (await readdir(join(hostDir, INPUT_DIR_NAME)).catch(() => ['?'])).length === 0;
 }
 
 /** The host as the API and the model loop use it: every call and listing marks the workspace in use. */
