@@ -147,6 +147,20 @@ export function procMemory(pid: number): { rss: number; hwm: number } | undefine
   return { rss: kib('VmRSS') * 1024, hwm: kib('VmHWM') * 1024 };
 }
 
+/**
+ * Proportional set size in bytes (smaps_rollup): pages shared with other processes, such as node's
+ * own code, charged in shares. undefined when the process is gone.
+ */
+export function procPss(pid: number): number | undefined {
+  let rollup: string;
+  try {
+    rollup = readProcFile(`/proc/${pid}/smaps_rollup`);
+  } catch {
+    return undefined;
+  }
+  return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+}
+
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux platform). */
 const USER_HZ = 100;
 

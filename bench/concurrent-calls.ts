@@ -33,6 +33,7 @@ import {
   median,
   procCpuMs,
   procMemory,
+  procPss,
   REPO_ROOT,
   round,
   sampleProcessRss,
@@ -563,7 +564,7 @@ function idleServers(pidsByUser: Record<string, Set<number>>): {
       const memory = procMemory(pid);
       if (memory === undefined) continue;
       rss += memory.rss;
-      pss += pssOf(pid);
+      pss += procPss(pid) ?? 0;
       cpuPerProcess.push(cpuMs(pid));
     }
     if (rss > 0) {
@@ -572,16 +573,6 @@ function idleServers(pidsByUser: Record<string, Set<number>>): {
     }
   }
   return { rssPerUser, pssPerUser, cpuPerProcess };
-}
-
-/** Proportional set size of a process in bytes (0 when it is gone). */
-function pssOf(pid: number): number {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
 }
 
 /** Errors grouped by their message with ids, numbers and paths blanked: what went wrong, how often. */
