@@ -21,6 +21,7 @@ import { chown, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promis
 import { type IncomingMessage, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseStream } from '../apps/ferry/src/cli/sse-reader.js';
 import {
   benchCommand,
@@ -68,6 +69,8 @@ if (DETECTION !== undefined && DETECTION !== 'watch' && DETECTION !== 'walk') {
 const SEED_FILES = Number(process.env.BENCH_SEED_FILES ?? 0);
 /** Seed files per directory: a workspace of nested folders, as tools leave them. */
 const SEED_PER_DIR = 100;
+/** How long the servers sit idle before their idle memory is read: server-kit's 1 s + margin. */
+const IDLE_SETTLE_MS = 3000;
 
 interface CallSample {
   user: number;
@@ -176,7 +179,10 @@ try {
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const memory = ferryRss.stop();
   const processes = servers.stop();
-  // Idle now (every call ended): what each user's server holds, and what its process cost.
+  // Every call has ended: what each user's server holds now, and again once it has been idle
+  // long enough for its idle collection (server-kit collects after 1 s of quiet on the wire).
+  const afterCalls = idleServers(processes.pidsByUser);
+  await delay(IDLE_SETTLE_MS);
   const idle = idleServers(processes.pidsByUser);
   const ferryCpu = cpuMs(ferry.pid) - ferryCpuBefore;
   const clientCpu = process.cpuUsage(clientCpuBefore);
@@ -235,7 +241,10 @@ try {
         // Other processes below Ferry (sandbox wrappers sh/bwrap/prlimit/sleep, esbuild of tsx).
         helper_processes_seen: processes.wrappers,
         helper_commands: processes.wrapperNames,
-        // Each user's server processes once every call has ended (RSS of the node processes).
+        // Each user's server processes (with their sandbox wrappers) as the last call ended…
+        rss_per_user_after_calls_mib: spread(afterCalls.rssPerUser.map((bytes) => bytes / MIB)),
+        // …and IDLE_SETTLE_MS later, idle.
+        idle_after_ms: IDLE_SETTLE_MS,
         idle_rss_per_user_mib: spread(idle.rssPerUser.map((bytes) => bytes / MIB)),
         idle_pss_per_user_mib: spread(idle.pssPerUser.map((bytes) => bytes / MIB)),
         // CPU of one server process over its life here: its start and the user's calls to it.

@@ -41,6 +41,7 @@ import {
   inheritedEnv,
   type LaunchExtras,
   type LaunchSpec,
+  LOCAL_SERVER_ENV_DEFAULTS,
   type SandboxLauncher,
   type SandboxServer,
 } from './launch-spec.js';
@@ -273,7 +274,7 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
       command: server.command,
       args: server.args.map((arg) => fillTemplate(arg, values)),
       // Outside a sandbox a socket is reached at its host path; nothing to bind.
-      env: { ...inheritedEnv(), ...filled, ...extrasEnv(extras, false) },
+      env: { ...LOCAL_SERVER_ENV_DEFAULTS, ...inheritedEnv(), ...filled, ...extrasEnv(extras, false) },
     };
     if (server.cwd !== undefined) spec.cwd = server.cwd;
     // A misspelt command or script: one line naming it, before anything is prepared, instead of
@@ -348,6 +349,7 @@ export function createBubblewrapLauncher(options: BubblewrapLauncherOptions): Bu
     const toolDir = toolDirOf(user);
     const values = templateValues(user, extras);
     const env: Record<string, string> = {
+      ...LOCAL_SERVER_ENV_DEFAULTS,
       ...inheritedEnv(process.env, SANDBOX_INHERITED_ENV),
       HOME: toolDir,
       USER: user,

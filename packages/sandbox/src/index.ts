@@ -14,6 +14,7 @@ export {
   type LaunchExtras,
   type LaunchSocket,
   type LaunchSpec,
+  LOCAL_SERVER_ENV_DEFAULTS,
   type SandboxLauncher,
   type SandboxServer,
 } from './launch-spec.js';

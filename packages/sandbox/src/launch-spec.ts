@@ -74,6 +74,19 @@ export function extrasEnv(extras: LaunchExtras | undefined, sandboxed: boolean):
 }
 
 /**
+ * Set in every local server's environment before anything else (its configured `env` can change
+ * them). A local server runs once per user and sits idle most of its life; glibc's malloc keeps
+ * the memory of freed large blocks (a 1 MiB file handed over as base64, the JSON line carrying it)
+ * in the process because its mmap threshold rises to 32 MiB after the first large free. A fixed
+ * threshold gives blocks of 64 KiB or more back to the system when freed: measured on the inject
+ * example after ten 1 MiB calls and its idle collection, RSS 93 → 65 MiB. Other C libraries
+ * ignore these names.
+ */
+export const LOCAL_SERVER_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
+  MALLOC_MMAP_THRESHOLD_: '65536',
+});
+
+/**
  * Variables a local server may inherit from Ferry's own environment: the MCP SDK's sudo-inspired
  * `DEFAULT_INHERITED_ENV_VARS` on POSIX (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus the locale
  * and time zone, so servers print dates and text like the host does. Secrets never match.

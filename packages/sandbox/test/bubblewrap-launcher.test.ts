@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { processesWith } from '@ferry/test-helpers/processes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBubblewrapLauncher } from '../src/bubblewrap-launcher.js';
-import type { SandboxServer } from '../src/launch-spec.js';
+import { LOCAL_SERVER_ENV_DEFAULTS, type SandboxServer } from '../src/launch-spec.js';
 import {
   groupMembers,
   hostTempDir,
@@ -109,6 +109,8 @@ describe('createBubblewrapLauncher', () => {
       );
       expect(env).toMatchObject({ API_KEY: 'k-alice', HOME: '/tmp/alice', USER: 'alice', LOGNAME: 'alice' });
       expect(env.PATH).toBe(process.env.PATH);
+      // Ferry's defaults for every local server, which the configured env could replace.
+      expect(env.MALLOC_MMAP_THRESHOLD_).toBe(LOCAL_SERVER_ENV_DEFAULTS.MALLOC_MMAP_THRESHOLD_);
       expect(env.FERRY_TEST_CANARY).toBeUndefined();
       expect(env.FERRY_WORKSPACE_ROOT).toBeUndefined();
       const allowed = [
@@ -122,6 +124,7 @@ describe('createBubblewrapLauncher', () => {
         'LOGNAME',
         'API_KEY',
         'TMPDIR',
+        ...Object.keys(LOCAL_SERVER_ENV_DEFAULTS),
         'PWD',
         'SHLVL',
         '_',

@@ -1,5 +1,11 @@
 import { FerryError, fillTemplate, fillTemplates, isValidUsername } from '@ferry/contract';
-import { extrasEnv, inheritedEnv, type LaunchExtras, type LaunchSpec } from '@ferry/sandbox';
+import {
+  extrasEnv,
+  inheritedEnv,
+  type LaunchExtras,
+  type LaunchSpec,
+  LOCAL_SERVER_ENV_DEFAULTS,
+} from '@ferry/sandbox';
 import type { StdioServerConfig } from '../servers/server-config.js';
 
 /**
@@ -31,7 +37,12 @@ export function unsandboxedLauncher(
   const spec: LaunchSpec = {
     command: server.command,
     args: server.args.map((arg) => fillTemplate(arg, values)),
-    env: { ...inheritedEnv(), ...fillTemplates(server.env, values), ...extrasEnv(extras, false) },
+    env: {
+      ...LOCAL_SERVER_ENV_DEFAULTS,
+      ...inheritedEnv(),
+      ...fillTemplates(server.env, values),
+      ...extrasEnv(extras, false),
+    },
   };
   if (server.cwd !== undefined) spec.cwd = server.cwd;
   return spec;

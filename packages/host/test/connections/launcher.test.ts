@@ -1,4 +1,4 @@
-import { INHERITED_ENV_VARS } from '@ferry/sandbox';
+import { INHERITED_ENV_VARS, LOCAL_SERVER_ENV_DEFAULTS } from '@ferry/sandbox';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
 import { unsandboxedLauncher } from '../../src/connections/launcher.js';
@@ -23,9 +23,17 @@ describe('unsandboxedLauncher', () => {
     // The configured value wins over the inherited one.
     expect(spec.env.PATH).toBe('/opt/bin');
     for (const name of Object.keys(spec.env)) {
-      expect([...INHERITED_ENV_VARS, 'FERRY_USER']).toContain(name);
+      expect([...INHERITED_ENV_VARS, ...Object.keys(LOCAL_SERVER_ENV_DEFAULTS), 'FERRY_USER']).toContain(
+        name,
+      );
     }
+    expect(spec.env.MALLOC_MMAP_THRESHOLD_).toBe('65536');
     expect(spec).not.toHaveProperty('cwd');
+  });
+
+  it("lets the configured env replace Ferry's defaults", () => {
+    const spec = unsandboxedLauncher(stdioServer({ env: { MALLOC_MMAP_THRESHOLD_: '131072' } }), 'alice');
+    expect(spec.env.MALLOC_MMAP_THRESHOLD_).toBe('131072');
   });
 
   it('refuses an invalid username', () => {
