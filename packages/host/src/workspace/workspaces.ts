@@ -2,6 +2,7 @@
 // Ferry materializes input files (`input_files/`). Two views of one directory: `hostDir` is where
 // it lives on the host, `toolDir` the path the tool sees. Unsandboxed they are equal; the sandbox
 // binds hostDir at /tmp/<username> and passes `toolRoot: '/tmp'`.
+import { type BigIntStats, lstatSync } from 'node:fs';
 import { chmod, chown, lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -120,7 +121,8 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
         });
       }
       const hostDir = join(await ensureRoot(), username);
-      const rootId = await ensurePrivateDir(hostDir, await options.owner?.());
+      const owner = await options.owner?.();
+      const rootId = readyPrivateDir(hostDir, owner) ?? (await ensurePrivateDir(hostDir, owner));
       const toolDir = toolRoot === undefined ? hostDir : join(toolRoot, username);
       return createWorkspace({
         username,
@@ -135,6 +137,25 @@ export function createWorkspaces(options: WorkspacesOptions): Workspaces {
     },
     close: () => detection.close(),
   };
+}
+
+/**
+ * The identity of `dir` when it already is what ensurePrivateDir makes of it (a real directory,
+ * mode 0700, owned as expected); undefined when anything needs doing or checking. Every call asks
+ * for its user's workspace, and one synchronous lstat (microseconds) answers the usual case where
+ * mkdir + lstat through the thread pool cost two round trips.
+ */
+function readyPrivateDir(dir: string, owner: WorkspaceOwner | undefined): string | undefined {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined; // the slow path meets the error again and reports it
+  }
+  if (stats === undefined || !stats.isDirectory() || (stats.mode & 0o777n) !== 0o700n) return undefined;
+  const expected = owner?.uid ?? process.getuid?.();
+  if (expected !== undefined && stats.uid !== BigInt(expected)) return undefined;
+  return directoryIdentity(stats);
 }
 
 /**

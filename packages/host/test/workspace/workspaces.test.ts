@@ -49,6 +49,20 @@ describe('createWorkspaces', () => {
     await expect(workspaces.forUser('eve')).rejects.toMatchObject({ code: 'E_INTERNAL' });
   });
 
+  it('checks the directory again on every use: a later loosened mode or a symlink swapped in is met', async () => {
+    const root = join(dir, 'root');
+    const workspaces = createWorkspaces({ root });
+    const first = await workspaces.forUser('carol');
+    // Already private: the quick check answers, with the same directory.
+    expect((await workspaces.forUser('carol')).hostDir).toBe(first.hostDir);
+    await chmod(first.hostDir, 0o755);
+    await workspaces.forUser('carol');
+    expect((await stat(first.hostDir)).mode & 0o777).toBe(0o700);
+    await rm(first.hostDir, { recursive: true });
+    await symlink(dir, first.hostDir);
+    await expect(workspaces.forUser('carol')).rejects.toMatchObject({ code: 'E_INTERNAL' });
+  });
+
   it('rejects usernames that are not one safe path component', async () => {
     const workspaces = createWorkspaces({ root: dir });
     for (const bad of ['../x', '.hidden', 'a/b', '', 'x'.repeat(200)]) {
