@@ -3,6 +3,7 @@
 // emptied, settled calls past retention are forgotten. Every maintenance.fileSweepMinutes (15 by
 // default) the FileStore reclaims the space of expired files and crash leftovers; expiry itself
 // does not wait for that sweep, since every read of the catalog already leaves expired files out.
+import type { SweepResult } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
 import type { FerryServices } from './services.js';
 
@@ -30,15 +31,22 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
   };
   const tick = () =>
     enqueue('tick', async () => {
-      services.calls.sweep();
+      await services.calls.sweep();
       await services.sessions.expire();
       // After expiry: a user whose sessions all ended gets their workspace emptied.
       await services.workspaces.sweep(services.sessions.liveUsers());
     });
+  // The first sweep, at listen, is the startup recovery: it aborts multipart uploads and removes
+  // temp files that a crash left older than the grace period, and says so in one line. Rows and
+  // blobs that disagree otherwise are `ferry admin fsck --repair`'s, never a start's.
+  let startup = true;
   const sweepFiles = () =>
     enqueue('files', async () => {
+      const first = startup;
+      startup = false;
       const swept = await services.files.sweep();
       for (const warning of swept.warnings) app.log.warn(warning);
+      if (first) logStartupRecovery(app, swept);
     });
   // Once listening, not on ready: a start that fails to bind its port (another Ferry has it) must
   // not have emptied workspaces or swept files on its way out.
@@ -54,4 +62,14 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
     await queue;
     await services.calls.close();
   });
+}
+
+/** A warning when a crash left something behind (worth an operator's look), else info. */
+function logStartupRecovery(app: FastifyInstance, swept: SweepResult): void {
+  const { partials, pending, expired } = swept;
+  const line =
+    `startup recovery: ${partials} partial upload(s) removed (temp files, unfinished multipart uploads), ` +
+    `${pending} interrupted upload row(s) removed, ${expired} expired file(s) reclaimed`;
+  const level = partials + pending > 0 ? 'warn' : 'info';
+  app.log[level]({ partials, pending, expired }, line);
 }

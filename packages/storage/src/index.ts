@@ -1,5 +1,12 @@
 // Public API of @ferry/storage. Any export added here becomes public: named exports only.
-export type { BlobDriver, BlobPutOptions, BlobStat, ByteRange } from './blob/driver.js';
+export type {
+  BlobDriver,
+  BlobEntry,
+  BlobPartial,
+  BlobPutOptions,
+  BlobStat,
+  ByteRange,
+} from './blob/driver.js';
 export { createLocalBlobDriver, type LocalBlobDriverOptions } from './blob/local.js';
 export { createS3BlobDriver, type S3BlobDriverOptions } from './blob/s3.js';
 export { createPostgresCatalog, type PostgresCatalogOptions } from './catalog/postgres.js';
@@ -42,6 +49,20 @@ export {
   type DataDirLockHolder,
   lockDataDir,
 } from './data-dir-lock.js';
+export {
+  type CheckConfiguredStorageOptions,
+  checkConfiguredStorage,
+} from './maintenance/check-configured-storage.js';
+export {
+  checkStorage,
+  DEFAULT_FSCK_GRACE_MS,
+  type FsckFindings,
+  type FsckOptions,
+  type FsckReport,
+  type MissingBlobItem,
+  type OrphanBlobItem,
+  type PartialUploadItem,
+} from './maintenance/fsck.js';
 export { OAUTH_KEY_FILE, oauthKeysFor } from './oauth/credential-keys.js';
 export {
   type OAuthCredentialEntry,

@@ -1,6 +1,7 @@
 // Builds the FileStore the configuration asks for: the embedded default (local disk + SQLite
 // under ./.ferry) needs nothing; FERRY_S3_* and FERRY_DATABASE_URL switch to scale mode.
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { BlobDriver } from './blob/driver.js';
 import { createLocalBlobDriver } from './blob/local.js';
 import { createS3BlobDriver } from './blob/s3.js';
@@ -29,6 +30,14 @@ export interface OpenedStorage {
   /** OAuth credentials of remote MCP servers, per user and server, encrypted (same database). */
   oauth: OAuthCredentialStore;
   modes: StorageModes;
+  /**
+   * Readiness probes (the app's GET /readyz): a trivial query on the catalog's database, and the
+   * blob driver's `ping`. Each rejects with the backend's own error.
+   */
+  ping: {
+    catalog(): Promise<void>;
+    blobs(options?: { signal?: AbortSignal }): Promise<void>;
+  };
   close(): Promise<void>;
 }
 
@@ -56,13 +65,20 @@ export async function openStorage(
     conversations,
     oauth,
     modes: { blob: config.blob.driver, catalog: config.catalog.driver, tokens: tokens.mode },
+    ping: {
+      catalog: async () => {
+        await sql`select 1`.execute(catalog.database.db);
+      },
+      blobs: (options) => blobs.ping(options),
+    },
     close: async () => {
       await files.close();
     },
   };
 }
 
-function createBlobs(config: StorageConfig): BlobDriver {
+/** The blob driver the configuration names (also what `ferry admin fsck` checks). */
+export function createBlobs(config: StorageConfig): BlobDriver {
   const blob = config.blob;
   if (blob.driver === 'local') return createLocalBlobDriver({ root: blob.root });
   return createS3BlobDriver({
@@ -78,7 +94,7 @@ function createBlobs(config: StorageConfig): BlobDriver {
 }
 
 /** `now` is the FileStore's clock too: rows are stamped by the same time the sweeper compares. */
-function createCatalog(config: StorageConfig, now?: () => Date): Promise<Catalog> {
+export function createCatalog(config: StorageConfig, now?: () => Date): Promise<Catalog> {
   const catalog = config.catalog;
   const clock = now ? { now } : {};
   if (catalog.driver === 'sqlite') return createSqliteCatalog({ filename: catalog.filename, ...clock });

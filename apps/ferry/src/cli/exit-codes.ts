@@ -11,6 +11,8 @@ export const EXIT = {
   refused: 4,
   /** Ferry failed (5xx). */
   server: 5,
+  /** `ferry admin fsck` found rows and blobs that disagree and did not (or could not) repair them. */
+  inconsistent: 6,
   /** Interrupted (Ctrl-C); a running call was cancelled. */
   interrupted: 130,
 } as const;

@@ -1,6 +1,7 @@
 // The `ferry` command. Client commands talk to a running Ferry over HTTP (--url); `start` runs
 // one. Errors print one line on stderr and end with an exit code from exit-codes.ts.
 import { Command, CommanderError } from 'commander';
+import { addAdminCommand } from './admin-command.js';
 import { addCallCommand } from './call-command.js';
 import { addCallsCommand } from './calls-command.js';
 import { type CliIo, DEFAULT_URL } from './context.js';
@@ -26,6 +27,7 @@ function createProgram(io: CliIo): Command {
   addToolsCommand(program, io);
   addCallCommand(program, io);
   addCallsCommand(program, io);
+  addAdminCommand(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -10,6 +10,26 @@ export interface BlobStat {
   size: number;
 }
 
+/** A stored blob as a listing sees it: enough to tell a fresh blob from an old one. */
+export interface BlobEntry {
+  key: string;
+  size: number;
+  /** When the blob was last written (file mtime, S3 LastModified). */
+  modifiedAt: Date;
+}
+
+/** The leftover of an interrupted put: a local temp file or an S3 multipart upload never completed. */
+export interface BlobPartial {
+  /** The temp file's name, or the multipart upload's UploadId. */
+  id: string;
+  /** The key the put was writing, where the backend knows it (S3 does, a temp file does not). */
+  key?: string;
+  /** When the put began (multipart Initiated) or last wrote (temp file mtime). */
+  startedAt: Date;
+  /** Bytes held, where known without extra requests. */
+  size?: number;
+}
+
 export interface BlobPutOptions {
   /** Stored as object metadata where the backend has it (S3 Content-Type). */
   contentType?: string;
@@ -41,8 +61,21 @@ export interface BlobDriver {
   get(key: string, range?: ByteRange): Promise<Readable>;
   stat(key: string): Promise<BlobStat | null>;
   delete(key: string): Promise<void>;
+  /**
+   * A cheap real operation on the backend, for readiness probes: resolves when puts can work
+   * (local: the root is a writable directory; S3: the bucket answers a one-key listing under the
+   * prefix), rejects with the backend's error otherwise. Changes no blob. Aborting rejects it.
+   */
+  ping(options?: { signal?: AbortSignal }): Promise<void>;
   /** Keys under a prefix (for orphan sweeps). */
   list?(prefix: string): AsyncIterable<string>;
+  /** `list` with each blob's size and last write, for consistency checks (maintenance/fsck.ts). */
+  listEntries?(prefix: string): AsyncIterable<BlobEntry>;
+  /**
+   * The leftovers that `sweepPartials(olderThanMs)` would remove, without removing them: what
+   * `ferry admin fsck` reports before it repairs.
+   */
+  listPartials?(olderThanMs: number): AsyncIterable<BlobPartial>;
   /** Removes leftovers of interrupted puts (temp files, unfinished multipart uploads) older than `olderThanMs`. */
   sweepPartials?(olderThanMs: number): Promise<number>;
   close?(): Promise<void>;

@@ -9,7 +9,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, opendir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
-import type { BlobDriver, BlobPutOptions, BlobStat, ByteRange } from './driver.js';
+import type { BlobDriver, BlobEntry, BlobPartial, BlobPutOptions, BlobStat, ByteRange } from './driver.js';
 import { createAbortError, createBlobError, createOptionError } from './errors.js';
 import { assertBlobKey, assertBlobPrefix, assertByteRange, assertRangeWithinSize } from './keys.js';
 
@@ -47,8 +47,58 @@ export function createLocalBlobDriver(options: LocalBlobDriverOptions): BlobDriv
     return join(root, ...key.split('/'));
   };
 
+  const keysUnder = (prefix: string): AsyncIterable<string> => {
+    assertBlobPrefix(DRIVER_NAME, prefix);
+    // Walk only the directory that can hold matches, then filter on the full string prefix.
+    const slash = prefix.lastIndexOf('/');
+    const base = slash === -1 ? '' : prefix.slice(0, slash);
+    return walk(base === '' ? root : join(root, ...base.split('/')), base, prefix);
+  };
+
+  /** Temp files last written before the cutoff, except those of puts still running here. */
+  async function* stalePartials(olderThanMs: number): AsyncGenerator<BlobPartial> {
+    const cutoff = Date.now() - olderThanMs;
+    let dir: Awaited<ReturnType<typeof opendir>>;
+    try {
+      dir = await opendir(tempDir);
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    for await (const entry of dir) {
+      if (!entry.name.endsWith(TEMP_SUFFIX)) continue;
+      const path = join(tempDir, entry.name);
+      if (active.has(path)) continue;
+      try {
+        const info = await stat(path);
+        if (info.mtimeMs > cutoff) continue;
+        yield { id: entry.name, startedAt: info.mtime, size: info.size };
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+  }
+
   return {
     name: DRIVER_NAME,
+
+    async ping(pingOptions: { signal?: AbortSignal } = {}): Promise<void> {
+      const { signal } = pingOptions;
+      signal?.throwIfAborted();
+      // What a put does first, on an empty temp file: a root replaced by a file, made read-only
+      // or on a full or read-only filesystem fails here. A crash leaves a temp file the sweep removes.
+      const probePath = join(tempDir, `${randomUUID()}${TEMP_SUFFIX}`);
+      active.add(probePath);
+      try {
+        await mkdir(tempDir, { recursive: true, mode: DIR_MODE });
+        const handle = await open(probePath, 'wx', FILE_MODE);
+        await handle.close();
+        await unlink(probePath);
+      } finally {
+        active.delete(probePath);
+      }
+      signal?.throwIfAborted();
+    },
 
     async put(key: string, body: Readable, putOptions: BlobPutOptions = {}): Promise<{ size: number }> {
       const { signal } = putOptions;
@@ -131,32 +181,30 @@ export function createLocalBlobDriver(options: LocalBlobDriverOptions): BlobDriv
       // concurrent put into the same directory (its mkdir done, its rename not yet).
     },
 
-    list(prefix: string): AsyncIterable<string> {
-      assertBlobPrefix(DRIVER_NAME, prefix);
-      // Walk only the directory that can hold matches, then filter on the full string prefix.
-      const slash = prefix.lastIndexOf('/');
-      const base = slash === -1 ? '' : prefix.slice(0, slash);
-      return walk(base === '' ? root : join(root, ...base.split('/')), base, prefix);
+    list: keysUnder,
+
+    listEntries(prefix: string): AsyncIterable<BlobEntry> {
+      const keys = keysUnder(prefix);
+      return (async function* () {
+        for await (const key of keys) {
+          try {
+            const info = await stat(join(root, ...key.split('/')));
+            if (info.isFile()) yield { key, size: info.size, modifiedAt: info.mtime };
+          } catch (error) {
+            // Deleted between the directory read and the stat: no longer a blob to report.
+            if (!isMissing(error)) throw error;
+          }
+        }
+      })();
     },
 
+    listPartials: stalePartials,
+
     async sweepPartials(olderThanMs: number): Promise<number> {
-      const cutoff = Date.now() - olderThanMs;
       let removed = 0;
-      let dir: Awaited<ReturnType<typeof opendir>>;
-      try {
-        dir = await opendir(tempDir);
-      } catch (error) {
-        if (isMissing(error)) return 0;
-        throw error;
-      }
-      for await (const entry of dir) {
-        if (!entry.name.endsWith(TEMP_SUFFIX)) continue;
-        const path = join(tempDir, entry.name);
-        if (active.has(path)) continue;
+      for await (const partial of stalePartials(olderThanMs)) {
         try {
-          const info = await stat(path);
-          if (info.mtimeMs > cutoff) continue;
-          await unlink(path);
+          await unlink(join(tempDir, partial.id));
           removed += 1;
         } catch (error) {
           // Gone already: another sweeper, or its put just failed and cleaned up.

@@ -18,7 +18,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { BlobDriver, BlobPutOptions, BlobStat, ByteRange } from './driver.js';
+import type { BlobDriver, BlobEntry, BlobPartial, BlobPutOptions, BlobStat, ByteRange } from './driver.js';
 import { createAbortError, createBlobError } from './errors.js';
 import { assertBlobKey, assertBlobPrefix, assertByteRange, assertRangeWithinSize } from './keys.js';
 import { S3_DRIVER_NAME, s3ClientConfig, validateS3Options } from './s3-options.js';
@@ -87,8 +87,68 @@ export function createS3BlobDriver(options: S3BlobDriverOptions): BlobDriver {
     }
   };
 
+  function listEntries(listPrefix: string): AsyncIterable<BlobEntry> {
+    assertBlobPrefix(DRIVER_NAME, listPrefix);
+    return (async function* () {
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: `${prefix}${listPrefix}`,
+            ContinuationToken: token,
+            MaxKeys: listPageSize,
+          }),
+        );
+        for (const object of page.Contents ?? []) {
+          if (!object.Key?.startsWith(prefix)) continue;
+          yield {
+            key: object.Key.slice(prefix.length),
+            size: object.Size ?? 0,
+            modifiedAt: object.LastModified ?? new Date(0),
+          };
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    })();
+  }
+
+  /** Multipart uploads under the prefix initiated before the cutoff, page by page. */
+  async function* staleUploads(olderThanMs: number): AsyncGenerator<BlobPartial> {
+    const cutoff = Date.now() - olderThanMs;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    let page: ListMultipartUploadsCommandOutput;
+    do {
+      page = await client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: bucket,
+          Prefix: prefix || undefined,
+          KeyMarker: keyMarker,
+          UploadIdMarker: uploadIdMarker,
+        }),
+      );
+      for (const upload of page.Uploads ?? []) {
+        if (!upload.Key?.startsWith(prefix) || !upload.UploadId || !upload.Initiated) continue;
+        if (upload.Initiated.getTime() > cutoff) continue;
+        yield { id: upload.UploadId, key: upload.Key.slice(prefix.length), startedAt: upload.Initiated };
+      }
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    } while (page.IsTruncated);
+  }
+
   return {
     name: DRIVER_NAME,
+
+    async ping(pingOptions: { signal?: AbortSignal } = {}): Promise<void> {
+      // A one-key listing under the prefix: the permission `list` needs, proof that the bucket
+      // exists and the credentials hold, and one request whatever the bucket holds.
+      await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, MaxKeys: 1 }),
+        pingOptions.signal ? { abortSignal: pingOptions.signal } : {},
+      );
+    },
 
     async put(key: string, body: Readable, putOptions: BlobPutOptions = {}): Promise<{ size: number }> {
       const { signal, contentType } = putOptions;
@@ -178,25 +238,15 @@ export function createS3BlobDriver(options: S3BlobDriverOptions): BlobDriver {
     },
 
     list(listPrefix: string): AsyncIterable<string> {
-      assertBlobPrefix(DRIVER_NAME, listPrefix);
+      const entries = listEntries(listPrefix);
       return (async function* () {
-        let token: string | undefined;
-        do {
-          const page = await client.send(
-            new ListObjectsV2Command({
-              Bucket: bucket,
-              Prefix: `${prefix}${listPrefix}`,
-              ContinuationToken: token,
-              MaxKeys: listPageSize,
-            }),
-          );
-          for (const object of page.Contents ?? []) {
-            if (object.Key?.startsWith(prefix)) yield object.Key.slice(prefix.length);
-          }
-          token = page.IsTruncated ? page.NextContinuationToken : undefined;
-        } while (token);
+        for await (const entry of entries) yield entry.key;
       })();
     },
+
+    listEntries,
+
+    listPartials: staleUploads,
 
     /**
      * Aborts multipart uploads under the prefix started more than `olderThanMs` ago. An upload
@@ -204,31 +254,13 @@ export function createS3BlobDriver(options: S3BlobDriverOptions): BlobDriver {
      * Needs ListMultipartUploads, which s3rver does not implement (AWS, MinIO and RGW do).
      */
     async sweepPartials(olderThanMs: number): Promise<number> {
-      const cutoff = Date.now() - olderThanMs;
       let removed = 0;
-      let keyMarker: string | undefined;
-      let uploadIdMarker: string | undefined;
-      let page: ListMultipartUploadsCommandOutput;
-      do {
-        page = await client.send(
-          new ListMultipartUploadsCommand({
-            Bucket: bucket,
-            Prefix: prefix || undefined,
-            KeyMarker: keyMarker,
-            UploadIdMarker: uploadIdMarker,
-          }),
-        );
-        for (const upload of page.Uploads ?? []) {
-          if (!upload.Key || !upload.UploadId || !upload.Initiated) continue;
-          if (upload.Initiated.getTime() > cutoff) continue;
-          await client.send(
-            new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
-          );
-          removed += 1;
-        }
-        keyMarker = page.NextKeyMarker;
-        uploadIdMarker = page.NextUploadIdMarker;
-      } while (page.IsTruncated);
+      for await (const upload of staleUploads(olderThanMs)) {
+        // The stored key as listed, unchecked: an upload under the prefix goes whatever its name.
+        const Key = `${prefix}${upload.key ?? ''}`;
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId: upload.id }));
+        removed += 1;
+      }
       return removed;
     },
 
