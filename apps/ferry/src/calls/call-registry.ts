@@ -1,37 +1,23 @@
 // Calls run in the background: POST /api/calls answers with an id at once, the events stream over
 // SSE and stay replayable by seq (a browser reload reconnects with Last-Event-ID), the outcome is
-// fetchable once the call has settled. All of it in memory, bounded per call and in number; one
-// instance only (the Redis fan-out of DESIGN "Files and storage" is not built yet).
-import { randomUUID } from 'node:crypto';
+// fetchable once the call has settled. The registry runs the calls of this instance; what clients
+// read back (records, event logs, the running limit, retention) lives in a CallStore
+// (call-store.ts), in memory by default. Kept here, because they cannot leave the process: each
+// running call's AbortController and promise, and its local listeners, called synchronously
+// with each event (the chat's registry-host subscribes right after `start` and must miss none).
 import { type CallEvent, errorEnvelope, type ToolCallResponse } from '@ferry/contract';
 import { answerFromError, type ToolCallRequest } from '@ferry/host';
 import type { CallsConfig } from '../config/app-config.js';
-import { ApiError } from '../http/api-error.js';
 import type { PathRedactor } from '../http/redact-paths.js';
+import type { CallListener, CallSnapshot, CallStore } from './call-store.js';
+import { createMemoryCallStore } from './memory-call-store.js';
 
-export type CallStatus = 'running' | ToolCallResponse['status'];
+export type { CallSnapshot } from './call-store.js';
 
-export interface CallListener {
+/** A listener on a call this instance runs; `end` gets the (redacted) outcome when known. */
+export interface LocalCallListener {
   event(event: CallEvent): void;
-  /** The call has settled: its outcome is available. */
-  end(): void;
-}
-
-export interface CallRecord {
-  readonly callId: string;
-  readonly owner: string;
-  readonly username: string;
-  readonly server: string;
-  readonly tool: string;
-  readonly startedAt: Date;
-  status: CallStatus;
-  finishedAt?: Date;
-  /** The newest events, at most `maxEventsPerCall` (progress events are dropped first). */
-  readonly events: CallEvent[];
-  lastSeq: number;
-  response?: ToolCallResponse;
-  /** Settles (never rejects) when the call has finished, failed or been cancelled. */
-  readonly settled: Promise<void>;
+  end(response?: ToolCallResponse): void;
 }
 
 export interface StartCallInput {
@@ -45,19 +31,30 @@ export interface StartCallInput {
 }
 
 export interface CallRegistry {
-  /** Starts the call in the background; throws ApiError E_TOO_MANY_CALLS (429). */
-  start(input: StartCallInput): CallRecord;
+  /**
+   * Records the call and starts it on the next turn of the event loop, so a caller that
+   * subscribes as soon as this resolves misses no event. Throws ApiError E_TOO_MANY_CALLS (429).
+   */
+  start(input: StartCallInput): Promise<CallSnapshot>;
   /** The owner's call, or undefined (another user's call is as unknown as a missing one). */
-  get(owner: string, callId: string): CallRecord | undefined;
-  list(owner: string): CallRecord[];
+  get(owner: string, callId: string): Promise<CallSnapshot | undefined>;
+  list(owner: string): Promise<CallSnapshot[]>;
   /** Asks a running call to stop; false when it had already settled. */
-  cancel(record: CallRecord): boolean;
-  /** Events with seq > `after`, oldest first. */
-  eventsAfter(record: CallRecord, after: number): CallEvent[];
-  subscribe(record: CallRecord, listener: CallListener): () => void;
+  cancel(call: CallSnapshot): Promise<boolean>;
+  /** Kept events with seq > `after`, oldest first. */
+  eventsAfter(callId: string, after: number): Promise<CallEvent[]>;
+  /** Kept events with seq > `after`, then the live ones, then `end()` (CallStore.follow). */
+  follow(callId: string, after: number, listener: CallListener): Promise<() => void>;
+  /**
+   * Every event of a call this instance runs, synchronously as it happens, then `end`. A call
+   * that is not running here ends at once.
+   */
+  subscribe(callId: string, listener: LocalCallListener): () => void;
+  /** Resolves (never rejects) once the call has settled, or at once when it is unknown. */
+  settled(callId: string): Promise<void>;
   /** Forgets settled calls past their retention. */
-  sweep(): void;
-  /** Cancels every running call and waits (up to `graceMs`) for them to settle. */
+  sweep(): Promise<void>;
+  /** Cancels every call running here and waits (up to `graceMs`) for them to settle. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -67,73 +64,118 @@ export interface CallRegistryOptions {
   redact: PathRedactor;
   now?: () => number;
   onError?: (error: unknown, callId: string) => void;
-  /** Every (redacted) event of every call, e.g. for the user's own event stream. */
-  onEvent?: (record: CallRecord, event: CallEvent) => void;
+  /** Every (redacted) event of every call run here, e.g. for the user's own event stream. */
+  onEvent?: (call: CallSnapshot, event: CallEvent) => void;
+  /** @default a memory store with `limits` */
+  store?: CallStore;
+  /** This instance's name in CallSnapshot.instance. @default LOCAL_INSTANCE */
+  instance?: string;
 }
 
-interface Internal {
-  record: CallRecord;
+/** The instance name of an embedded Ferry (memory store): every call is its own. */
+const LOCAL_INSTANCE = 'local';
+
+interface Running {
+  call: CallSnapshot;
   controller: AbortController;
-  listeners: Set<CallListener>;
+  listeners: Set<LocalCallListener>;
+  lastSeq: number;
+  /** The store's writes for this call, in emit order (settle waits for them). */
+  writes: Promise<unknown>;
+  /** Set when callTool has answered: from then on a cancel has nothing to stop. */
+  answered: boolean;
+  /** Resolves (never rejects) once the store has the outcome and the listeners have ended. */
+  settled: Promise<void>;
 }
 
 export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
   const now = options.now ?? Date.now;
   const { limits, redact } = options;
-  const calls = new Map<string, Internal>();
-  const internal = (record: CallRecord) => calls.get(record.callId);
+  const store = options.store ?? createMemoryCallStore({ limits, now });
+  const instance = options.instance ?? LOCAL_INSTANCE;
+  const running = new Map<string, Running>();
 
-  const push = (entry: Internal, event: CallEvent) => {
-    const safe = redact(event);
-    const { events } = entry.record;
-    if (events.length >= limits.maxEventsPerCall) {
-      const progress = events.findIndex((e) => e.type === 'progress');
-      events.splice(progress >= 0 ? progress : 0, 1);
-    }
-    events.push(safe);
-    entry.record.lastSeq = Math.max(entry.record.lastSeq, safe.seq);
-    for (const listener of entry.listeners) listener.event(safe);
-    options.onEvent?.(entry.record, safe);
+  // A store write that fails (a shared store out of reach) must not stop the call or the writes
+  // queued after it; the operator hears of it through onError.
+  const write = (entry: Running, step: () => Promise<unknown>) => {
+    entry.writes = entry.writes
+      .then(step)
+      .catch((error: unknown) => options.onError?.(error, entry.call.callId));
+    return entry.writes;
   };
 
-  const settle = (entry: Internal, response: ToolCallResponse) => {
-    entry.record.response = redact(response);
-    entry.record.status = response.status;
-    entry.record.finishedAt = new Date(now());
-    for (const listener of entry.listeners) listener.end();
+  const push = (entry: Running, event: CallEvent) => {
+    const safe = redact(event);
+    entry.lastSeq = Math.max(entry.lastSeq, safe.seq);
+    for (const listener of entry.listeners) listener.event(safe);
+    options.onEvent?.(entry.call, safe);
+    void write(entry, () => store.append(entry.call.callId, instance, safe));
+  };
+
+  const settle = async (entry: Running, response: ToolCallResponse) => {
+    const safe = redact(response);
+    await write(entry, () => store.settle(entry.call.callId, instance, safe, new Date(now())));
+    running.delete(entry.call.callId);
+    for (const listener of entry.listeners) listener.end(safe);
     entry.listeners.clear();
   };
 
+  const run = (entry: Running, request: ToolCallRequest) =>
+    options
+      .callTool(request, (event) => push(entry, event))
+      .then(
+        (response) => {
+          entry.answered = true;
+          return settle(entry, response);
+        },
+        (error: unknown) => {
+          entry.answered = true;
+          const { callId } = entry.call;
+          // callTool only rejects on programmer errors; the call still needs an end.
+          options.onError?.(error, callId);
+          push(entry, {
+            type: 'failed',
+            code: 'E_INTERNAL',
+            message: 'Internal error',
+            retryable: true,
+            callId,
+            seq: entry.lastSeq + 1,
+            at: new Date(now()).toISOString(),
+          });
+          return settle(entry, internalFailure(callId));
+        },
+      );
+
   const registry: CallRegistry = {
-    start(input) {
-      const running = [...calls.values()].filter(
-        (c) => c.record.owner === input.owner && c.record.status === 'running',
-      ).length;
-      if (running >= limits.maxRunningPerUser) {
-        throw new ApiError('E_TOO_MANY_CALLS', `At most ${limits.maxRunningPerUser} calls may run at once`, {
-          running,
-        });
-      }
-      registry.sweep();
-      const callId = randomUUID();
+    async start(input) {
+      // Before the create: a sweep that fails leaves nothing recorded and nothing running.
+      await registry.sweep();
+      const call = await store.create(
+        {
+          owner: input.owner,
+          username: input.username,
+          server: input.server,
+          tool: input.tool,
+          startedAt: new Date(now()),
+          instance,
+        },
+        limits.maxRunningPerUser,
+      );
+      const { callId } = call;
       const controller = new AbortController();
       let markSettled: () => void = () => {};
-      const record: CallRecord = {
-        callId,
-        owner: input.owner,
-        username: input.username,
-        server: input.server,
-        tool: input.tool,
-        startedAt: new Date(now()),
-        status: 'running',
-        events: [],
+      const entry: Running = {
+        call,
+        controller,
+        listeners: new Set(),
         lastSeq: 0,
+        writes: Promise.resolve(),
+        answered: false,
         settled: new Promise<void>((resolve) => {
           markSettled = resolve;
         }),
       };
-      const entry: Internal = { record, controller, listeners: new Set() };
-      calls.set(callId, entry);
+      running.set(callId, entry);
       const request: ToolCallRequest = {
         callId,
         user: { owner: input.owner, username: input.username },
@@ -146,70 +188,49 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
       };
       // Deferred a tick so the caller can subscribe before the first event.
       setImmediate(() => {
-        options
-          .callTool(request, (event) => push(entry, event))
-          .then(
-            (response) => settle(entry, response),
-            (error: unknown) => {
-              // callTool only rejects on programmer errors; the call still needs an end.
-              options.onError?.(error, callId);
-              push(entry, {
-                type: 'failed',
-                code: 'E_INTERNAL',
-                message: 'Internal error',
-                retryable: true,
-                callId,
-                seq: record.lastSeq + 1,
-                at: new Date(now()).toISOString(),
-              });
-              settle(entry, internalFailure(callId));
-            },
-          )
-          .finally(markSettled);
+        void run(entry, request).finally(markSettled);
       });
-      return record;
+      return { ...call };
     },
-    get(owner, callId) {
-      const entry = calls.get(callId);
-      return entry && entry.record.owner === owner ? entry.record : undefined;
-    },
-    list(owner) {
-      return [...calls.values()].map((c) => c.record).filter((r) => r.owner === owner);
-    },
-    cancel(record) {
-      const entry = internal(record);
-      if (!entry || record.status !== 'running') return false;
+    get: (owner, callId) => store.get(owner, callId),
+    list: (owner) => store.list(owner),
+    async cancel(call) {
+      // Only this instance can abort its calls; asking the owning instance is not built yet, and
+      // with the memory store every call is this instance's.
+      if (call.instance !== instance) return false;
+      const entry = running.get(call.callId);
+      if (!entry || entry.answered) return false;
       entry.controller.abort(new Error('cancelled by the user'));
       return true;
     },
-    eventsAfter(record, after) {
-      return record.events.filter((event) => event.seq > after);
-    },
-    subscribe(record, listener) {
-      const entry = internal(record);
-      if (!entry || record.status !== 'running') {
+    eventsAfter: (callId, after) => store.eventsAfter(callId, after),
+    follow: (callId, after, listener) => store.follow(callId, after, listener),
+    subscribe(callId, listener) {
+      const entry = running.get(callId);
+      if (!entry) {
         listener.end();
         return () => {};
       }
       entry.listeners.add(listener);
       return () => entry.listeners.delete(listener);
     },
-    sweep() {
-      const cutoff = now() - limits.keepFinishedMinutes * 60_000;
-      const settled = [...calls.values()]
-        .filter((c) => c.record.finishedAt !== undefined)
-        .sort((a, b) => (a.record.finishedAt?.getTime() ?? 0) - (b.record.finishedAt?.getTime() ?? 0));
-      const excess = Math.max(0, settled.length - limits.maxKeptCalls);
-      settled.forEach((c, index) => {
-        if (index < excess || (c.record.finishedAt?.getTime() ?? 0) < cutoff) calls.delete(c.record.callId);
+    async settled(callId) {
+      const entry = running.get(callId);
+      if (entry) return entry.settled;
+      // Run elsewhere (or already settled): the store's follow ends when it settles.
+      await new Promise<void>((resolve) => {
+        void store
+          .follow(callId, Number.MAX_SAFE_INTEGER, { event: () => {}, end: resolve })
+          .catch(() => resolve());
       });
     },
+    sweep: () => store.sweep(),
     async close(graceMs = 5000) {
-      const running = [...calls.values()].filter((c) => c.record.status === 'running');
-      for (const entry of running) entry.controller.abort(new Error('Ferry is shutting down'));
+      const entries = [...running.values()];
+      for (const entry of entries) entry.controller.abort(new Error('Ferry is shutting down'));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.all(running.map((c) => c.record.settled)),
+        Promise.all(entries.map((entry) => entry.settled)),
         new Promise((resolve) => {
           timer = setTimeout(resolve, graceMs);
         }),

@@ -1,8 +1,8 @@
 // A kept call as the calls API shows it (CallSummary, @ferry/contract; its schema strips the rest).
 import type { CallSummary } from '@ferry/contract';
-import type { CallRecord } from './call-registry.js';
+import type { CallSnapshot } from './call-store.js';
 
-export function toCallSummary(record: CallRecord): CallSummary {
+export function toCallSummary(record: CallSnapshot): CallSummary {
   return {
     callId: record.callId,
     server: record.server,

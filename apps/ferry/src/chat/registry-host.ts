@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentHost } from '@ferry/agent';
 import type { ToolCallResponse } from '@ferry/contract';
 import { answerFromError } from '@ferry/host';
-import type { CallRegistry } from '../calls/call-registry.js';
+import type { CallRegistry, CallSnapshot } from '../calls/call-registry.js';
 import { ApiError } from '../http/api-error.js';
 import type { AppHost } from '../services.js';
 
@@ -16,37 +16,38 @@ export function registryHost(host: AppHost, calls: CallRegistry): AgentHost {
   return {
     registry: host.registry,
     listTools: (server, username) => host.listTools(server, username),
-    callTool: (request, emit) =>
-      new Promise<ToolCallResponse>((resolve) => {
-        let record: ReturnType<CallRegistry['start']>;
-        try {
-          record = calls.start({
-            owner: request.user.owner,
-            username: request.user.username,
-            server: request.server,
-            tool: request.tool,
-            arguments: request.arguments,
-            ...(request.sessionId === undefined ? {} : { sessionKey: request.sessionId }),
-            ...(request.fileInputs === undefined ? {} : { fileInputs: request.fileInputs }),
-          });
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
-          resolve({ callId: randomUUID(), status: 'failed', ...answerFromError(error.toEnvelope()) });
-          return;
-        }
-        const onAbort = () => calls.cancel(record);
+    callTool: async (request, emit) => {
+      let record: CallSnapshot;
+      try {
+        record = await calls.start({
+          owner: request.user.owner,
+          username: request.user.username,
+          server: request.server,
+          tool: request.tool,
+          arguments: request.arguments,
+          ...(request.sessionId === undefined ? {} : { sessionKey: request.sessionId }),
+          ...(request.fileInputs === undefined ? {} : { fileInputs: request.fileInputs }),
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return { callId: randomUUID(), status: 'failed', ...answerFromError(error.toEnvelope()) };
+      }
+      return new Promise<ToolCallResponse>((resolve) => {
+        const onAbort = () => void calls.cancel(record);
         request.signal?.addEventListener('abort', onAbort, { once: true });
         if (request.signal?.aborted) onAbort();
-        // The registry starts the call on the next tick: subscribing now misses no event.
-        const stop = calls.subscribe(record, {
+        // The registry starts the call on the next turn of the event loop, after `start` has
+        // resolved: subscribing now (synchronously) misses no event.
+        const stop = calls.subscribe(record.callId, {
           event: (event) => emit?.(event),
-          end: () => {
+          end: (response) => {
             stop();
             request.signal?.removeEventListener('abort', onAbort);
-            resolve(record.response ?? { callId: record.callId, status: 'failed', ...internalAnswer() });
+            resolve(response ?? { callId: record.callId, status: 'failed', ...internalAnswer() });
           },
         });
-      }),
+      });
+    },
   };
 }
 

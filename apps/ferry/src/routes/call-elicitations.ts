@@ -30,7 +30,7 @@ export const callElicitationRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { owner } = identityOf(request);
       const { id, elicitationId } = request.params;
-      if (!calls.get(owner, id)) throw notFound('No such call', { callId: id });
+      if (!(await calls.get(owner, id))) throw notFound('No such call', { callId: id });
       const answered = await host.answerElicitation({ callId: id, elicitationId, owner, ...request.body });
       if (!answered) throw notFound('No open question with this id', { callId: id, elicitationId });
       return { answered: true as const };

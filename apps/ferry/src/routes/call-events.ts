@@ -33,24 +33,32 @@ export const callEventRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const record = calls.get(identityOf(request).owner, request.params.id);
+      const record = await calls.get(identityOf(request).owner, request.params.id);
       if (!record) throw notFound('No such call', { callId: request.params.id });
       const after = Number(request.headers['last-event-id'] ?? request.query.lastEventId ?? 0);
-      const backlog = calls.eventsAfter(record, after);
-      if (record.status !== 'running' && backlog.length === 0) return reply.code(204).send(null);
+      if (record.status !== 'running' && (await calls.eventsAfter(record.callId, after)).length === 0) {
+        return reply.code(204).send(null);
+      }
 
       const stream = openSseStream(reply);
-      const write = (event: CallEvent) => stream.send(event.seq, event.type, event);
-      for (const event of backlog) write(event);
+      // follow replays what is kept after `after`, then the live events, then ends: the store
+      // keeps the seam between the two without a gap or a repeat.
+      let closed = false;
       let unsubscribe = () => {};
-      stream.onClose(() => unsubscribe());
-      unsubscribe = calls.subscribe(record, {
-        event: write,
+      stream.onClose(() => {
+        closed = true;
+        unsubscribe();
+      });
+      unsubscribe = await calls.follow(record.callId, after, {
+        event: (event: CallEvent) => stream.send(event.seq, event.type, event),
         end: () => {
+          closed = true;
           unsubscribe();
           stream.end();
         },
       });
+      // The stream may have ended (either side) while follow was being set up.
+      if (closed) unsubscribe();
     },
   );
 };

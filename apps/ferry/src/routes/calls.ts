@@ -43,7 +43,7 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new ApiError('E_CONFLICT', `MCP server "${server}" is disabled`, { server });
       }
       const session = sessionOf(request, reply, sessions);
-      const record = calls.start({
+      const record = await calls.start({
         owner,
         username,
         sessionKey: session.key,
@@ -73,7 +73,7 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { owner } = identityOf(request);
-      const all = calls.list(owner).sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime());
+      const all = (await calls.list(owner)).sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime());
       return pageOf(all, request.query, toCallSummary);
     },
   );
@@ -99,7 +99,7 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { owner } = identityOf(request);
-      const record = calls.get(owner, request.params.id);
+      const record = await calls.get(owner, request.params.id);
       if (!record) throw notFound('No such call', { callId: request.params.id });
       if (request.query.form === undefined)
         return { ...toCallSummary(record), response: record.response ?? null };
@@ -146,10 +146,17 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const record = calls.get(identityOf(request).owner, request.params.id);
+      const { owner } = identityOf(request);
+      const record = await calls.get(owner, request.params.id);
       if (!record) throw notFound('No such call', { callId: request.params.id });
-      reply.code(calls.cancel(record) ? 202 : 200);
-      return { callId: record.callId, status: record.status };
+      if (await calls.cancel(record)) {
+        reply.code(202);
+        return { callId: record.callId, status: record.status };
+      }
+      // Already settled, perhaps since the read above: answer with the status it settled with.
+      const settled = (await calls.get(owner, record.callId)) ?? record;
+      reply.code(200);
+      return { callId: settled.callId, status: settled.status };
     },
   );
 };

@@ -23,10 +23,10 @@ export async function deleteUser(services: FerryServices, user: Identity): Promi
   const { calls, chatTurns, sessions, workspaces, files, conversations, authenticator } = services;
   // First: no tool (or client of theirs) reads the user's files through the provider any more.
   services.fileProvider?.tokens.revokeWhere({ username: user.username });
-  const running = calls.list(user.owner).filter((record) => record.status === 'running');
-  for (const record of running) calls.cancel(record);
+  const running = (await calls.list(user.owner)).filter((record) => record.status === 'running');
+  await Promise.all(running.map((record) => calls.cancel(record)));
   const cancelledChatTurns = await chatTurns.cancelOwner(user.owner);
-  await Promise.all(running.map((record) => record.settled));
+  await Promise.all(running.map((record) => calls.settled(record.callId)));
   sessions.forget(user);
   const workspaceRemoved = await workspaces.remove(user.username);
   // OAuth rows are keyed by username, as the routes and the pool's providers use them.

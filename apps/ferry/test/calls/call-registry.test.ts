@@ -39,22 +39,54 @@ describe('call registry', () => {
       },
       { maxEventsPerCall: 5 },
     );
-    const record = calls.start(input);
-    await record.settled;
-    expect(record.events.map((e) => e.seq)).toEqual([1, 18, 19, 20, 21]);
-    expect(JSON.stringify(record.events)).not.toContain('/srv/ferry/ws');
-    expect(JSON.stringify(record.events)).toContain('<workspace>/alice/step20');
-    expect(calls.eventsAfter(record, 18).map((e) => e.seq)).toEqual([19, 20, 21]);
-    expect(record.status).toBe('finished');
+    const { callId } = await calls.start(input);
+    await calls.settled(callId);
+    const events = await calls.eventsAfter(callId, 0);
+    expect(events.map((e) => e.seq)).toEqual([1, 18, 19, 20, 21]);
+    expect(JSON.stringify(events)).not.toContain('/srv/ferry/ws');
+    expect(JSON.stringify(events)).toContain('<workspace>/alice/step20');
+    expect((await calls.eventsAfter(callId, 18)).map((e) => e.seq)).toEqual([19, 20, 21]);
+    expect((await calls.get('o1', callId))?.status).toBe('finished');
+  });
+
+  it('a listener subscribed as start resolves gets every event, then the redacted outcome; follow the same', async () => {
+    const calls = registry(async (request, emit) => {
+      const id = request.callId as string;
+      // Emitted at once, before callTool's first await: the deferred start must not lose them.
+      emit(event(id, 1, { type: 'started', server: 's', tool: 't' }));
+      emit(event(id, 2, { type: 'progress', progress: 1, message: '/srv/ferry/ws/alice/x' }));
+      emit(event(id, 3, { type: 'finished', isError: false, files: 0 }));
+      return toolCallResponse(id, 'finished', { forModel: { results: { path: '/srv/ferry/ws/alice/x' } } });
+    });
+    const record = await calls.start(input);
+    const seen: unknown[] = [];
+    calls.subscribe(record.callId, {
+      event: (e) => seen.push(e.seq),
+      end: (outcome) => seen.push(outcome?.forModel.results),
+    });
+    const followed: unknown[] = [];
+    const ended = new Promise<void>((resolve) => {
+      void calls.follow(record.callId, 0, {
+        event: (e) => followed.push(e.seq),
+        end: () => resolve(),
+      });
+    });
+    await calls.settled(record.callId);
+    await ended;
+    expect(seen).toEqual([1, 2, 3, { path: '<workspace>/alice/x' }]);
+    expect(followed).toEqual([1, 2, 3]);
+    expect((await calls.get('o1', record.callId))?.response?.forModel.results).toEqual({
+      path: '<workspace>/alice/x',
+    });
   });
 
   it('only the owner finds a call', async () => {
     const calls = registry(async (request) => response(request.callId as string));
-    const record = calls.start(input);
-    expect(calls.get('o1', record.callId)).toBe(record);
-    expect(calls.get('o2', record.callId)).toBeUndefined();
-    expect(calls.list('o2')).toEqual([]);
-    await record.settled;
+    const record = await calls.start(input);
+    expect(await calls.get('o1', record.callId)).toEqual(record);
+    expect(await calls.get('o2', record.callId)).toBeUndefined();
+    expect(await calls.list('o2')).toEqual([]);
+    await calls.settled(record.callId);
   });
 
   it('limits running calls per user (429) and lets the next one start once one settles', async () => {
@@ -66,14 +98,14 @@ describe('call registry', () => {
         }),
       { maxRunningPerUser: 2 },
     );
-    const a = calls.start(input);
-    calls.start(input);
-    expect(() => calls.start(input)).toThrow(ApiError);
-    expect(calls.start({ ...input, owner: 'o2' }).status).toBe('running');
+    const a = await calls.start(input);
+    await calls.start(input);
+    await expect(calls.start(input)).rejects.toThrow(ApiError);
+    expect((await calls.start({ ...input, owner: 'o2' })).status).toBe('running');
     await new Promise((r) => setImmediate(r));
     releases[0]?.();
-    await a.settled;
-    expect(calls.start(input).status).toBe('running');
+    await calls.settled(a.callId);
+    expect((await calls.start(input)).status).toBe('running');
     for (const release of releases) release();
   });
 
@@ -84,15 +116,15 @@ describe('call registry', () => {
           request.signal?.addEventListener('abort', () => reject(new Error('boom')));
         }),
     );
-    const record = calls.start(input);
+    const record = await calls.start(input);
     const seen: string[] = [];
-    calls.subscribe(record, { event: (e) => seen.push(e.type), end: () => seen.push('end') });
+    calls.subscribe(record.callId, { event: (e) => seen.push(e.type), end: () => seen.push('end') });
     await new Promise((r) => setImmediate(r));
-    expect(calls.cancel(record)).toBe(true);
-    await record.settled;
-    expect(record.status).toBe('failed');
+    expect(await calls.cancel(record)).toBe(true);
+    await calls.settled(record.callId);
+    expect((await calls.get('o1', record.callId))?.status).toBe('failed');
     expect(seen).toEqual(['failed', 'end']);
-    expect(calls.cancel(record)).toBe(false);
+    expect(await calls.cancel(record)).toBe(false);
   });
 
   it('forgets settled calls after keepFinishedMinutes and beyond maxKeptCalls', async () => {
@@ -102,13 +134,13 @@ describe('call registry', () => {
       { maxKeptCalls: 2, keepFinishedMinutes: 1 },
       () => clock,
     );
-    const records = [calls.start(input), calls.start(input), calls.start(input)];
-    for (const record of records) await record.settled;
-    calls.sweep();
-    expect(calls.list('o1')).toHaveLength(2);
+    const records = [await calls.start(input), await calls.start(input), await calls.start(input)];
+    for (const record of records) await calls.settled(record.callId);
+    await calls.sweep();
+    expect(await calls.list('o1')).toHaveLength(2);
     clock = 61_000;
-    calls.sweep();
-    expect(calls.list('o1')).toHaveLength(0);
+    await calls.sweep();
+    expect(await calls.list('o1')).toHaveLength(0);
   });
 
   it('close cancels running calls and waits for them', async () => {
@@ -120,9 +152,9 @@ describe('call registry', () => {
           );
         }),
     );
-    const record = calls.start(input);
+    const record = await calls.start(input);
     await new Promise((r) => setImmediate(r));
     await calls.close(1000);
-    expect(record.status).toBe('cancelled');
+    expect((await calls.get('o1', record.callId))?.status).toBe('cancelled');
   });
 });

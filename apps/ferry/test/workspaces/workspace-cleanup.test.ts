@@ -63,9 +63,16 @@ async function startCall(
   });
   expect(started.status, started.text).toBe(202);
   const { callId } = started.json<{ callId: string }>();
-  const record = server.app.ferry.calls.get(await ownerOf(user), callId);
+  const { calls } = server.app.ferry;
+  const owner = await ownerOf(user);
+  const record = await calls.get(owner, callId);
   if (!record) throw new Error('the call is not in the registry');
-  return { callId, record, settled: record.settled.then(() => record) };
+  const settled = calls.settled(callId).then(async () => {
+    const done = await calls.get(owner, callId);
+    if (!done) throw new Error('the settled call is no longer kept');
+    return done;
+  });
+  return { callId, record, settled };
 }
 
 async function writeInWorkspace(user: string, session: string, name: string, content: string) {
