@@ -77,7 +77,7 @@ export async function startS3Server(): Promise<S3TestServer> {
     child.kill('SIGKILL');
     await exited;
     await removeDirectory();
-    throw new Error(`[ferry/storage test] could not start s3rver: ${(error as Error).message}\n${stderr}`, {
+    throw new Error(`[ferry test] could not start s3rver: ${(error as Error).message}\n${stderr}`, {
       cause: error,
     });
   }
@@ -85,8 +85,7 @@ export async function startS3Server(): Promise<S3TestServer> {
   let stopping: Promise<void> | undefined;
   // A crash mid-suite otherwise shows only as ECONNREFUSED in every later test.
   child.once('exit', (code, signal) => {
-    if (!stopping)
-      console.error(`[ferry/storage test] s3rver exited (code ${code}, signal ${signal}):\n${stderr}`);
+    if (!stopping) console.error(`[ferry test] s3rver exited (code ${code}, signal ${signal}):\n${stderr}`);
   });
   return {
     endpoint: `http://127.0.0.1:${port}`,

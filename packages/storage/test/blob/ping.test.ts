@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalBlobDriver } from '../../src/blob/local.js';
 import { createS3BlobDriver } from '../../src/blob/s3.js';
-import { type S3TestServer, startS3Server } from '../support/s3-server.js';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { streamOf } from '../support/streams.js';
 import { keysOf } from './driver-suite.js';
 

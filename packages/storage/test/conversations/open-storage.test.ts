@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStorageConfig } from '../../src/config/load-config.js';
 import { openStorage } from '../../src/open-storage.js';
-import { createTestSchema, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
 
 let dir: string;
 let schema: TestSchema;

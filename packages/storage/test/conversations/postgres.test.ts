@@ -3,7 +3,7 @@
 import { createPostgresCatalog } from '../../src/catalog/postgres.js';
 import type { Catalog } from '../../src/catalog/types.js';
 import { conversationStoreOf } from '../../src/conversations/catalog-conversation-store.js';
-import { createTestSchema } from '../support/postgres.js';
+import { createTestSchema } from '@ferry/test-helpers/postgres';
 import { describeConversationStore } from './conversation-suite.js';
 
 describeConversationStore('postgres', async () => {

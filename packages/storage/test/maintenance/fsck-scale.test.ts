@@ -17,8 +17,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3BlobDriver } from '../../src/blob/s3.js';
 import { createPostgresCatalog } from '../../src/catalog/postgres.js';
-import { createTestSchema } from '../support/postgres.js';
-import { type S3TestServer, startS3Server } from '../support/s3-server.js';
+import { createTestSchema } from '@ferry/test-helpers/postgres';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { streamOfBuffer } from '../support/streams.js';
 import { describeFsck, type FsckBackend } from './fsck-suite.js';
 

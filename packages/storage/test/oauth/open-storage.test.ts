@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStorageConfig } from '../../src/config/load-config.js';
 import { OAUTH_KEY_FILE } from '../../src/oauth/credential-keys.js';
 import { openStorage } from '../../src/open-storage.js';
-import { createTestSchema, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
 
 let dir: string;
 let schema: TestSchema;

@@ -13,8 +13,8 @@ import { loadStorageConfig } from '../../src/config/load-config.js';
 import type { StorageConfigInput } from '../../src/config/schema.js';
 import { createFileStore, type FileStore } from '../../src/store/file-store.js';
 import { createTokenSigner } from '../../src/tokens/token-signer.js';
-import { createTestSchema } from '../support/postgres.js';
-import { startS3Server } from '../support/s3-server.js';
+import { createTestSchema } from '@ferry/test-helpers/postgres';
+import { startS3Server } from '@ferry/test-helpers/s3-server';
 
 export type BlobKind = 'local' | 's3';
 export type CatalogKind = 'sqlite' | 'postgres';

@@ -1,0 +1,78 @@
+// Two Ferry instances over one PostgreSQL catalog, one S3 bucket and one token key (issue 22):
+// whatever one stores, the other lists and serves, byte for byte; a tool call on either instance
+// takes its inputs from the shared blob store into its own workspace and stores its outputs where
+// both see them. Users stay apart across instances.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALICE, BOB, type FileJson, http, settledCall, uploadOk } from '../support/start-app.js';
+import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+
+let cluster: TestCluster;
+let a: string;
+let b: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  a = cluster.instances[0]?.url as string;
+  b = cluster.instances[1]?.url as string;
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.close();
+});
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+describe('two instances sharing PostgreSQL, S3 and a token key', () => {
+  it('serve from B, byte for byte, what was uploaded through A; other users see nothing', async () => {
+    const content = Buffer.from(`shared across instances ${'x'.repeat(70_000)}\n`);
+    const stored = await uploadOk(a, 'shared.txt', content, ALICE);
+    expect(stored.sha256).toBe(sha256(content));
+
+    const listed = await http(b, '/api/files', { headers: ALICE });
+    expect(listed.status).toBe(200);
+    expect(listed.json<{ items: FileJson[] }>().items.map((f) => [f.id, f.name, f.sha256])).toContainEqual([
+      stored.id,
+      'shared.txt',
+      stored.sha256,
+    ]);
+    const downloaded = await http(b, `/api/files/${stored.id}/content`, { headers: ALICE });
+    expect(downloaded.status).toBe(200);
+    expect(sha256(downloaded.body)).toBe(stored.sha256);
+
+    expect((await http(b, `/api/files/${stored.id}/content`, { headers: BOB })).status).toBe(404);
+    expect((await http(a, `/api/files/${stored.id}`, { headers: BOB })).status).toBe(404);
+  });
+
+  it('run a tool on B over a file uploaded through A; its output is stored where A serves it', async () => {
+    const content = Buffer.from('one\ntwo\nthree\n');
+    await uploadOk(a, 'lines.txt', content, ALICE);
+    const started = await http(b, '/api/calls', {
+      method: 'POST',
+      headers: { ...ALICE, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        server: 'inject',
+        tool: 'analyze_document',
+        arguments: { instructions: 'count', filename: 'lines.txt' },
+      }),
+    });
+    expect(started.status, started.text).toBe(202);
+    const { callId } = started.json<{ callId: string }>();
+    const settled = await settledCall<{ status: string; response?: { storedFiles?: { id: string }[] } }>(
+      b,
+      callId,
+      ALICE,
+      60_000,
+    );
+    expect(settled.status, JSON.stringify(settled)).toBe('finished');
+
+    const onA = (await http(a, '/api/files?limit=100', { headers: ALICE })).json<{ items: FileJson[] }>()
+      .items;
+    const analysis = onA.find((file) => file.name !== 'lines.txt' && file.name !== 'shared.txt');
+    expect(analysis, JSON.stringify(onA.map((f) => f.name))).toBeDefined();
+    const report = await http(a, `/api/files/${analysis?.id}/content`, { headers: ALICE });
+    expect(report.status).toBe(200);
+    // The tool hashed the bytes it was handed: the instance that ran it read them from S3.
+    expect(report.text).toContain(sha256(content));
+  });
+});

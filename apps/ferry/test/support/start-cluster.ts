@@ -1,0 +1,83 @@
+// Several real Ferry instances sharing what scale mode shares: one PostgreSQL schema (the catalog),
+// one s3rver bucket on loopback (the blobs), one token key (each accepts the download links the
+// others sign) and one Redis key prefix. Each instance keeps its own directory (workspaces, its own
+// local MCP server processes), as instances on different machines do. Every resource is fresh per
+// cluster, so test files running in parallel never meet.
+import { randomBytes } from 'node:crypto';
+import type { Host } from '@ferry/host';
+import type { OpenedStorage } from '@ferry/storage';
+import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
+import { createTestRedis, type TestRedis } from '@ferry/test-helpers/redis';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
+import type { AppDeps } from '../../src/app.js';
+import type { AppConfigInput } from '../../src/config/app-config.js';
+import { PROXY_AUTH, startTestApp, type TestApp } from './start-app.js';
+
+export interface TestCluster {
+  instances: TestApp[];
+  schema: TestSchema;
+  s3: S3TestServer;
+  redis: TestRedis;
+  /** Closes every instance, then drops the schema, the bucket's server and the Redis keys. */
+  close(): Promise<void>;
+}
+
+export interface StartTestClusterOptions {
+  /** @default 2 */
+  count?: number;
+  /** App config of every instance. @default proxy auth (PROXY_AUTH), so ALICE and BOB work */
+  app?: AppConfigInput;
+  servers?: Record<string, unknown>;
+  /** More of one instance's parts (its shared state, once there is one), by its index. */
+  deps?: (parts: {
+    index: number;
+    redis: TestRedis;
+    host: Host;
+    storage: OpenedStorage;
+    dir: string;
+  }) => Partial<AppDeps>;
+}
+
+export async function startTestCluster(options: StartTestClusterOptions = {}): Promise<TestCluster> {
+  const count = options.count ?? 2;
+  const started: { close(): Promise<unknown> }[] = [];
+  const closeAll = async () => {
+    // Instances first (they hold connections to the rest), then the shared parts.
+    for (const part of started.reverse()) await part.close().catch(() => undefined);
+  };
+  try {
+    const schema = await createTestSchema('ferry_cluster');
+    started.push({ close: () => schema.drop() });
+    const s3 = await startS3Server();
+    started.push({ close: () => s3.stop() });
+    const redis = await createTestRedis();
+    started.push({ close: () => redis.drop() });
+    const storage = {
+      catalog: { driver: 'postgres', url: schema.url, schema: schema.schema },
+      blob: {
+        driver: 's3',
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        region: s3.region,
+        forcePathStyle: true,
+        ...s3.credentials,
+      },
+      tokens: { keys: [{ id: 'cluster', secret: randomBytes(32).toString('hex') }] },
+    };
+    const instances: TestApp[] = [];
+    for (let index = 0; index < count; index++) {
+      const instance = await startTestApp({
+        app: options.app ?? { auth: PROXY_AUTH },
+        storage,
+        ...(options.servers ? { servers: options.servers } : {}),
+        ...(options.deps ? { deps: (parts) => options.deps?.({ ...parts, index, redis }) ?? {} } : {}),
+      });
+      instances.push(instance);
+      started.push(instance);
+    }
+    return { instances, schema, s3, redis, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
