@@ -47,11 +47,12 @@ export async function createSqliteCatalog(options: SqliteCatalogOptions): Promis
   });
   const now = options.now ?? (() => new Date());
   // See listing-cache.ts: total_changes() moves with every write of this connection, data_version
-  // with every commit of another one. Read straight from better-sqlite3 (synchronous, a few µs).
-  const stampStatement = database
-    .prepare('select total_changes() as changes, data_version as version from pragma_data_version')
-    .raw(true);
-  const stamp = () => (stampStatement.get() as [number, number]).join(':');
+  // with every commit of another one. Read straight from better-sqlite3 (synchronous) as two
+  // statements: the pragma_data_version table in one SELECT cost twice as much (~10 µs against
+  // ~5), and a small download reads the stamp for its user and its file.
+  const changesStatement = database.prepare('select total_changes()').pluck();
+  const versionStatement = database.prepare('pragma data_version').pluck();
+  const stamp = () => `${changesStatement.get() as number}:${versionStatement.get() as number}`;
   const kyselyCatalog = createKyselyCatalog(db, sqliteCatalogTraits, { ...options, now });
   const catalog: Catalog = {
     ...kyselyCatalog,
