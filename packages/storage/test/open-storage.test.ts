@@ -3,11 +3,11 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadStorageConfig } from '../src/config/load-config.js';
 import { openStorage } from '../src/open-storage.js';
-import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
-import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { readAll, streamOfBuffer } from './support/streams.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INHERITED_ENV_VARS } from '@ferry/sandbox';
+import { INHERITED_ENV_VARS, LOCAL_SERVER_ENV_DEFAULTS } from '@ferry/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { never, poolPerTest, textOf } from '../support/pool-per-test.js';
 import { everythingServer, filesystemServer } from '../support/servers.js';
@@ -58,7 +58,8 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
       );
       expect(env.FERRY_GREETING).toBe('hello alice');
       expect(env).not.toHaveProperty('FERRY_TEST_SECRET');
-      for (const name of Object.keys(env)) expect([...INHERITED_ENV_VARS, 'FERRY_GREETING']).toContain(name);
+      const allowed = [...INHERITED_ENV_VARS, ...Object.keys(LOCAL_SERVER_ENV_DEFAULTS), 'FERRY_GREETING'];
+      for (const name of Object.keys(env)) expect(allowed).toContain(name);
       expect(env.PATH).toBe(process.env.PATH);
     } finally {
       delete process.env.FERRY_TEST_SECRET;

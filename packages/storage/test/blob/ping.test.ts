@@ -5,10 +5,10 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalBlobDriver } from '../../src/blob/local.js';
 import { createS3BlobDriver } from '../../src/blob/s3.js';
-import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { streamOf } from '../support/streams.js';
 import { keysOf } from './driver-suite.js';
 

@@ -7,10 +7,10 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlobDriver } from '../../src/blob/driver.js';
 import { createS3BlobDriver, type S3BlobDriverOptions } from '../../src/blob/s3.js';
-import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import {
   createControlledStream,
   pseudoRandomBytes,

@@ -1,9 +1,10 @@
 // Needs the PostgreSQL server of the machine (FERRY_TEST_POSTGRES_URL); without it every test here
 // fails with the reason, never skips.
+
+import { createTestSchema } from '@ferry/test-helpers/postgres';
 import { createPostgresCatalog } from '../../src/catalog/postgres.js';
 import type { Catalog } from '../../src/catalog/types.js';
 import { conversationStoreOf } from '../../src/conversations/catalog-conversation-store.js';
-import { createTestSchema } from '@ferry/test-helpers/postgres';
 import { describeConversationStore } from './conversation-suite.js';
 
 describeConversationStore('postgres', async () => {

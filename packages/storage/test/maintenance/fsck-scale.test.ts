@@ -14,11 +14,11 @@ import {
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { createTestSchema } from '@ferry/test-helpers/postgres';
+import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3BlobDriver } from '../../src/blob/s3.js';
 import { createPostgresCatalog } from '../../src/catalog/postgres.js';
-import { createTestSchema } from '@ferry/test-helpers/postgres';
-import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import { streamOfBuffer } from '../support/streams.js';
 import { describeFsck, type FsckBackend } from './fsck-suite.js';
 

@@ -6,11 +6,11 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStorageConfig } from '../../src/config/load-config.js';
 import { OAUTH_KEY_FILE } from '../../src/oauth/credential-keys.js';
 import { openStorage } from '../../src/open-storage.js';
-import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
 
 let dir: string;
 let schema: TestSchema;

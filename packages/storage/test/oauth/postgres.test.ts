@@ -1,11 +1,11 @@
 // Needs the PostgreSQL server of the machine (FERRY_TEST_POSTGRES_URL); without it every test here
 // fails with the reason, never skips.
 
+import { createTestSchema } from '@ferry/test-helpers/postgres';
 import { describe } from 'vitest';
 import { createPostgresCatalog } from '../../src/catalog/postgres.js';
 import type { Catalog } from '../../src/catalog/types.js';
 import { dialectEnabled } from '../catalog/dialects.js';
-import { createTestSchema } from '@ferry/test-helpers/postgres';
 import { describeOAuthCredentialStore } from './oauth-credential-suite.js';
 
 // FERRY_TEST_DIALECTS narrows a run, as for the catalog's own suite (test/catalog/dialects.ts).

@@ -3,6 +3,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestSchema } from '@ferry/test-helpers/postgres';
+import { startS3Server } from '@ferry/test-helpers/s3-server';
 import type { BlobDriver } from '../../src/blob/driver.js';
 import { createLocalBlobDriver } from '../../src/blob/local.js';
 import { createS3BlobDriver } from '../../src/blob/s3.js';
@@ -13,8 +15,6 @@ import { loadStorageConfig } from '../../src/config/load-config.js';
 import type { StorageConfigInput } from '../../src/config/schema.js';
 import { createFileStore, type FileStore } from '../../src/store/file-store.js';
 import { createTokenSigner } from '../../src/tokens/token-signer.js';
-import { createTestSchema } from '@ferry/test-helpers/postgres';
-import { startS3Server } from '@ferry/test-helpers/s3-server';
 
 export type BlobKind = 'local' | 's3';
 export type CatalogKind = 'sqlite' | 'postgres';
