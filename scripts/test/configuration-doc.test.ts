@@ -24,11 +24,14 @@ function sources(dir: string, skip: (path: string) => boolean = () => false): st
   });
 }
 
-/** Each workspace's `sub` folder, e.g. every `packages/<name>/src`. */
+/** The workspace whose `src` is test code (helpers the tests share), not Ferry's. */
+const TEST_HELPERS = join(ROOT, 'packages', 'test-helpers');
+
+/** Each workspace's `sub` folder, e.g. every `packages/<name>/src`, the test helpers' apart. */
 const inWorkspaces = (sub: string) =>
   ['apps', 'packages', 'examples'].flatMap((group) =>
     readdirSync(join(ROOT, group), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+      .filter((entry) => entry.isDirectory() && join(ROOT, group, entry.name) !== TEST_HELPERS)
       .map((entry) => join(ROOT, group, entry.name, sub)),
   );
 
@@ -143,7 +146,13 @@ describe('docs/configuration.md', () => {
   });
 
   it('lists what the tests, the browser suite, the benchmarks and scripts/ read, and nothing stale', () => {
-    const dirs = [...inWorkspaces('test'), join(ROOT, 'e2e'), join(ROOT, 'bench'), join(ROOT, 'scripts')];
+    const dirs = [
+      ...inWorkspaces('test'),
+      join(TEST_HELPERS, 'src'),
+      join(ROOT, 'e2e'),
+      join(ROOT, 'bench'),
+      join(ROOT, 'scripts'),
+    ];
     // This file's own examples are not reads.
     const files = dirs.flatMap((dir) => sources(dir, (path) => path === import.meta.filename));
     const read = union(files, processEnvReads);

@@ -31,6 +31,11 @@ import {
 import { installOriginGuard } from './http/origin-guard.js';
 import { createPathRedactor } from './http/redact-paths.js';
 import { installMaintenance } from './maintenance.js';
+import { createDrain } from './ops/drain.js';
+import { meteredHost } from './ops/metered-host.js';
+import { type AppMetrics, createAppMetrics } from './ops/metrics.js';
+import { createReadiness, drainCheck, type ReadinessCheck, sandboxCheck } from './ops/readiness.js';
+import { installRequestLogBindings, withRequestLogBindings } from './ops/request-log.js';
 import { callElicitationRoutes } from './routes/call-elicitations.js';
 import { callEventRoutes } from './routes/call-events.js';
 import { callRoutes } from './routes/calls.js';
@@ -41,6 +46,7 @@ import { fileProviderEndpointRoutes, fileProviderTokenRoutes } from './routes/fi
 import { fileUploadRoutes } from './routes/file-upload.js';
 import { fileRoutes } from './routes/files.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { opsRoutes } from './routes/ops.js';
 import { serverRoutes } from './routes/servers.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { statusRoutes } from './routes/status.js';
@@ -71,7 +77,11 @@ export interface AppDeps {
    * @default 60000
    */
   maintenanceIntervalMs?: number;
-  /** The model loop (server.ts builds it from FERRY_LLM_*). @default an agent with no model: chat answers 503 */
+  /**
+   * The model loop (server.ts builds it from FERRY_LLM_*). Its calls are counted in `metrics` when
+   * its host is the one given here, metered with them (ops/metered-host.ts), as server.ts does.
+   * @default an agent with no model: chat answers 503
+   */
   agent?: Agent;
   /** Where conversations are kept (openStorage's `conversations`). @default none: chat answers 503 */
   conversations?: ConversationStore;
@@ -87,13 +97,27 @@ export interface AppDeps {
   fileProvider?: FileProvider;
   /** Users' OAuth connections to remote servers (server.ts makes it). @default none: /api/oauth answers 404 */
   remoteAuth?: RemoteAuth;
+  /**
+   * The app's metrics (server.ts makes them first, to meter the host it gives the agent too).
+   * @default a registry of this app's own
+   */
+  metrics?: AppMetrics;
+  /**
+   * Checks GET /readyz runs besides the sandbox's (server.ts passes the catalog's and the blob
+   * store's, ops/readiness.ts `storageChecks`). @default none
+   */
+  readiness?: readonly ReadinessCheck[];
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const config = deps.config ?? defaultAppConfig();
   const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? createAppMetrics();
+  // Every call counted, from the API and (with server.ts's agent on the same metered host) chat.
+  const host = meteredHost(deps.host, metrics);
+  metrics.watchPool(() => host.pool?.stats?.());
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: withRequestLogBindings(deps.logger),
     // SSE streams and long uploads must not pin a closing server, nor die at Node's 5-minute
     // request timeout; slow headers are still cut off by Node's headersTimeout, and a body that
     // stops arriving by server.bodyIdleTimeoutMs (http/body-idle-timeout.ts).
@@ -114,7 +138,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     now,
     // The servers marked `start: "session"` start while the user uploads or types.
     onOpened: (user) => {
-      void deps.host.startSessionServers?.(user.username).then((starts) => {
+      void host.startSessionServers?.(user.username).then((starts) => {
         for (const start of starts) {
           if (start.ok) continue;
           const reason = start.error instanceof Error ? start.error.message : String(start.error);
@@ -125,7 +149,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   const userEvents = createUserEvents({ now });
   const calls = createCallRegistry({
-    callTool: (request, emit) => deps.host.callTool(request, emit),
+    callTool: (request, emit) => host.callTool(request, emit),
     limits: config.calls,
     redact,
     now,
@@ -146,9 +170,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       }
     },
   });
+  const drain = createDrain();
   const services: FerryServices = {
     files: deps.files,
-    host: deps.host,
+    host,
     config,
     authenticator,
     sessions,
@@ -160,7 +185,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       deps.agent ??
       createAgent({
         model: undefined,
-        host: deps.host,
+        host,
         files: deps.files,
         notConfiguredReason: 'no agent was given',
       }),
@@ -169,6 +194,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     workspaces: deps.workspaces ?? NO_WORKSPACES,
     fileProvider: deps.fileProvider,
     remoteAuth: deps.remoteAuth,
+    metrics,
+    readiness: createReadiness([
+      ...(deps.readiness ?? []),
+      sandboxCheck(() => services.status),
+      drainCheck(drain),
+    ]),
+    drain,
   };
   app.decorate('ferry', services);
   installErrorHandler(app, redact);
@@ -182,9 +214,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   installMaintenance(app, services, deps.maintenanceIntervalMs ?? 60_000);
 
-  app.addHook('onRequest', async (_request, reply) => {
+  // Synchronous hooks take the done callback: an async one costs a promise and a turn through
+  // Fastify's thenable handling on every request (measured on small downloads).
+  app.addHook('onRequest', (_request, reply, done) => {
     // Download tokens travel in URLs; no Referer may carry them elsewhere.
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+    done();
   });
 
   app.register(swagger, {
@@ -205,9 +240,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     async (api) => {
       installOriginGuard(api, config);
       installAuth(api, { authenticator, sessions });
+      installRequestLogBindings(api);
       announceFileChanges(api);
-      api.addHook('onRequest', async (_request, reply) => {
+      api.addHook('onRequest', (_request, reply, done) => {
         reply.header('cache-control', 'no-store');
+        done();
       });
       await api.register(sessionRoutes);
       await api.register(statusRoutes);
@@ -229,6 +266,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   );
   // Outside /api's context: a tool calling back is authenticated by the provider's token alone.
   app.register(fileProviderEndpointRoutes);
+  // Outside /api's context too: probes and Prometheus carry no user (routes/ops.ts guards /metrics).
+  app.register(opsRoutes);
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.register(webRoutes, { root: deps.webRoot });

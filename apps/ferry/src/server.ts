@@ -22,6 +22,9 @@ import { type DataDirLock, lockDataDir, type OpenedStorage, openStorage } from '
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type FerryConfig, loadFerryConfig } from './config/load-config.js';
+import { meteredHost } from './ops/metered-host.js';
+import { createAppMetrics } from './ops/metrics.js';
+import { storageChecks } from './ops/readiness.js';
 import { CLIENT_METADATA_PATH } from './routes/oauth.js';
 import { FERRY_VERSION, type FerryStatus, sandboxStatus } from './status.js';
 import { createWorkspaceJanitor, guardedHost } from './workspaces/workspace-janitor.js';
@@ -60,7 +63,12 @@ export interface RunningServer {
   status: FerryStatus;
   /** The startup summary: URL and effective modes, one line each. */
   summary: string[];
-  close(): Promise<void>;
+  /**
+   * Stops Ferry. With `graceMs`, it drains first (ops/drain.ts): /readyz answers 503, new calls,
+   * uploads and chat turns are refused with E_SHUTTING_DOWN, and the running ones get up to
+   * `graceMs` to finish; whatever is still running then is cancelled with a clear event.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
@@ -183,8 +191,10 @@ async function startLocked(s: {
     idleMs: config.app.sessions.idleMinutes * 60_000,
     onCleared: (user, entries, why) => log?.info({ user, entries, why }, 'workspace emptied'),
   });
-  // Calls from the API and from the model loop alike keep the user's workspace in use.
-  const apiHost = guardedHost(host, workspaces);
+  // Calls from the API and from the model loop alike keep the user's workspace in use, and are
+  // counted in the app's metrics (the app meters the host it is given only once).
+  const metrics = createAppMetrics();
+  const apiHost = meteredHost(guardedHost(host, workspaces), metrics);
   const agent = createAgentFromConfig(llm, {
     host: apiHost,
     files: storage.files,
@@ -202,6 +212,8 @@ async function startLocked(s: {
     conversations: storage.conversations,
     ...(fileProvider ? { fileProvider } : {}),
     remoteAuth,
+    metrics,
+    readiness: storageChecks(storage),
     ...(existsSync(webRoot) ? { webRoot } : {}),
     logger: {
       level: options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn',
@@ -216,7 +228,15 @@ async function startLocked(s: {
   // with the default `warn` every callback would otherwise go unrecorded.
   const level = options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn';
   auditLog = app.log.child({}, { level: level === 'silent' ? 'silent' : 'info' });
-  const close = async () => {
+  const close = async (closing: { graceMs?: number } = {}) => {
+    const { drain, calls } = app.ferry;
+    drain.begin();
+    if (closing.graceMs !== undefined && closing.graceMs > 0) {
+      const deadline = Date.now() + closing.graceMs;
+      const [uploadsDone, callsDone] = await Promise.all([drain.idle(deadline), calls.idle(deadline)]);
+      if (!uploadsDone || !callsDone)
+        log?.warn({ uploadsDone, callsDone }, 'grace period over: cancelling what still runs');
+    }
     await app.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     // After the host: no server connection is left to mint or use a token.

@@ -10,6 +10,9 @@ import type { ChatTurns } from './chat/chat-turns.js';
 import type { AppConfig } from './config/app-config.js';
 import type { UserEvents } from './events/user-events.js';
 import type { PathRedactor } from './http/redact-paths.js';
+import type { Drain } from './ops/drain.js';
+import type { AppMetrics } from './ops/metrics.js';
+import type { Readiness } from './ops/readiness.js';
 import type { FerryStatus } from './status.js';
 import type { WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
@@ -18,7 +21,7 @@ import type { WorkspaceJanitor } from './workspaces/workspace-janitor.js';
  * `startSessionServers` starts nothing when a session opens).
  */
 export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool' | 'answerElicitation'> &
-  Partial<Pick<Host, 'startSessionServers'>>;
+  Partial<Pick<Host, 'startSessionServers' | 'pool'>>;
 
 export interface FerryServices {
   files: FileStore;
@@ -41,6 +44,12 @@ export interface FerryServices {
   fileProvider: FileProvider | undefined;
   /** Users' OAuth connections to remote servers; undefined when the app was built without them (404). */
   remoteAuth: RemoteAuth | undefined;
+  /** This app's Prometheus registry and what feeds it (GET /metrics). */
+  metrics: AppMetrics;
+  /** The checks of GET /readyz; a part Ferry comes to depend on registers its own. */
+  readiness: Readiness;
+  /** The graceful stop: new work refused, running calls and uploads given time (ops/drain.ts). */
+  drain: Drain;
 }
 
 declare module 'fastify' {

@@ -5,6 +5,7 @@ export type {
   ElicitationAction,
   ElicitationRequest,
   ElicitationResult,
+  PoolStats,
   ProgressUpdate,
   ResourceContents,
   ToolConnection,

@@ -99,9 +99,10 @@ function secretDigest(config: AuthConfig): Buffer {
   return sha256(config.proxySecret);
 }
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-function trustedPeers(entries: readonly string[]): BlockList {
+/** The addresses and CIDR blocks of a config list (already validated by the schema). */
+export function trustedPeers(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const [address, bits] = entry.split('/') as [string, string | undefined];
@@ -112,7 +113,7 @@ function trustedPeers(entries: readonly string[]): BlockList {
   return list;
 }
 
-function isTrusted(list: BlockList, peer: string): boolean {
+export function isTrusted(list: BlockList, peer: string): boolean {
   // A dual-stack socket reports IPv4 peers as ::ffff:a.b.c.d.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(peer)?.[1];
   const address = mapped ?? peer;

@@ -54,6 +54,11 @@ export interface CallRegistry {
   settled(callId: string): Promise<void>;
   /** Forgets settled calls past their retention. */
   sweep(): Promise<void>;
+  /**
+   * Resolves true once no call runs here, false when `deadline` (epoch ms) comes first. Calls
+   * started meanwhile (a chat turn's next tool round) are waited for too.
+   */
+  idle(deadline: number): Promise<boolean>;
   /** Cancels every call running here and waits (up to `graceMs`) for them to settle. */
   close(graceMs?: number): Promise<void>;
 }
@@ -225,6 +230,21 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
       });
     },
     sweep: () => store.sweep(),
+    async idle(deadline) {
+      while (running.size > 0) {
+        const left = deadline - now();
+        if (left <= 0) return false;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all([...running.values()].map((entry) => entry.settled)),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, left);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      return true;
+    },
     async close(graceMs = 5000) {
       const entries = [...running.values()];
       for (const entry of entries) entry.controller.abort(new Error('Ferry is shutting down'));

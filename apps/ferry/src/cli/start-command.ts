@@ -29,7 +29,9 @@ export function addStartCommand(program: Command, io: CliIo): void {
       const stopped = new Promise<void>((resolve) => {
         onInterrupt((signal) => {
           io.stderr.write(`\n${signal}: stopping Ferry…\n`);
-          server.close().then(resolve, resolve);
+          server
+            .close({ graceMs: server.config.app.server.shutdownGraceSeconds * 1000 })
+            .then(resolve, resolve);
         }, EXIT.interrupted);
       });
       for (const line of server.summary) io.stdout.write(`${line}\n`);

@@ -42,6 +42,17 @@ const serverSectionSchema = z.strictObject({
     .int('server.bodyIdleTimeoutMs must be an integer')
     .positive('server.bodyIdleTimeoutMs must be greater than 0')
     .default(30_000),
+  /**
+   * How long a stop (SIGTERM, Ctrl-C) drains before it cancels what still runs: /readyz answers
+   * 503, new calls and uploads are refused, running ones may finish (docs/operations.md). 0 stops
+   * at once. @default 30
+   */
+  shutdownGraceSeconds: z
+    .number()
+    .int('server.shutdownGraceSeconds must be an integer')
+    .min(0, 'server.shutdownGraceSeconds must be 0 or more')
+    .max(3600, 'server.shutdownGraceSeconds must be at most 3600')
+    .default(30),
 });
 
 /** Where proxy mode's shared secret may come from instead of the config file. */
@@ -151,6 +162,64 @@ const maintenanceSectionSchema = z.strictObject({
     .default(15),
 });
 
+/** The bearer token of GET /metrics may also come from this variable (never logged, never shown). */
+const METRICS_TOKEN_ENV = 'FERRY_METRICS_TOKEN';
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+const metricsSectionSchema = z.strictObject({
+  /**
+   * Peers that may read GET /metrics without the token: addresses or CIDR blocks. A request a
+   * proxy forwarded (it carries Forwarded, X-Forwarded-For or the proxy's secret header) never
+   * counts as one of them, whatever its peer address: behind a proxy on loopback, every user
+   * would otherwise come from 127.0.0.1. [] allows nobody by address. @default loopback only
+   */
+  allowFrom: z.array(addressOrBlock).default(['127.0.0.1', '::1']),
+  /**
+   * A bearer token that opens GET /metrics from anywhere (`Authorization: Bearer <token>`), for a
+   * Prometheus on another machine. Also FERRY_METRICS_TOKEN. @default none: by address only
+   */
+  token: z
+    .string()
+    .min(
+      MIN_METRICS_TOKEN_LENGTH,
+      `metrics.token (or ${METRICS_TOKEN_ENV}) must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`,
+    )
+    .regex(/^[\x21-\x7e]+$/, 'metrics.token must be visible ASCII characters, without spaces')
+    .optional(),
+});
+
+/**
+ * Scale mode: Ferry instances behind one load balancer share their state (calls, events, sessions)
+ * through this Redis. Absent: the embedded default, one instance, everything in memory. Each
+ * instance needs the same `url` and `prefix`, a PostgreSQL catalog, S3 blobs and a shared token key.
+ */
+const redisSectionSchema = z.strictObject({
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). Also FERRY_REDIS_URL. */
+  url: z
+    .url({ protocol: /^rediss?$/, error: 'redis.url must be a redis:// or rediss:// URL (FERRY_REDIS_URL)' })
+    .refine((url) => new URL(url).hostname !== '', 'redis.url must name a host'),
+  /**
+   * Every key and channel Ferry uses starts with it, so several Ferry deployments (or tests) can
+   * share one Redis. Also FERRY_REDIS_PREFIX. @default 'ferry:'
+   */
+  prefix: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,64}$/, 'redis.prefix must be 1 to 64 visible ASCII characters, without spaces')
+    .default('ferry:'),
+  /**
+   * How often an instance says it is alive; it counts as gone 3 heartbeats after its last one, and
+   * its running calls are then failed by the others. @default 5000
+   */
+  heartbeatMs: z.number().int('redis.heartbeatMs must be an integer').min(50).max(60_000).default(5_000),
+  /** How long one instance waits for another's answer (cancel, elicitation answer). @default 10000 */
+  requestTimeoutMs: z
+    .number()
+    .int('redis.requestTimeoutMs must be an integer')
+    .min(100)
+    .max(120_000)
+    .default(10_000),
+});
+
 const limit = (what: string) =>
   z
     .number()
@@ -233,6 +302,9 @@ export const appConfigSchema = z.strictObject({
   uploads: uploadsSectionSchema.prefault({}),
   maintenance: maintenanceSectionSchema.prefault({}),
   sandbox: sandboxSectionSchema.prefault({}),
+  metrics: metricsSectionSchema.prefault({}),
+  /** Absent: the embedded default (one instance, state in memory). */
+  redis: redisSectionSchema.optional(),
 });
 
 export type AppConfigInput = z.input<typeof appConfigSchema>;
@@ -240,6 +312,9 @@ export type AppConfigInput = z.input<typeof appConfigSchema>;
 export type AppConfig = z.output<typeof appConfigSchema>;
 export type AuthConfig = AppConfig['auth'];
 export type CallsConfig = AppConfig['calls'];
+export type MetricsConfig = AppConfig['metrics'];
+/** Present only in scale mode (FERRY_REDIS_URL). */
+export type RedisConfig = NonNullable<AppConfig['redis']>;
 
 /** The app's defaults, for tests and tools that build an app without a config file. */
 export function defaultAppConfig(overrides: AppConfigInput = {}): AppConfig {

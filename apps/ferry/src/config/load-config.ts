@@ -1,8 +1,8 @@
 // ferry.config.json, read once at startup: the app's sections (server, auth, sessions, calls,
-// uploads, maintenance, sandbox), storage (`storage` plus the v2.1 `flags`), `servers` and
-// `fileProvider`. Each part is validated by its owner (this app, @ferry/storage, @ferry/host: the
-// servers and the file provider's settings); every problem of every
-// part is reported at once, and the result is deep-frozen. Environment variables override the
+// uploads, maintenance, sandbox, metrics, redis), storage (`storage` plus the v2.1 `flags`),
+// `servers` and `fileProvider`. Each part is validated by its owner (this app, @ferry/storage,
+// @ferry/host: the servers and the file provider's settings); every problem of every part is
+// reported at once, and the result is deep-frozen. Environment variables override the
 // file. A problem is named where it is written (`ferry.config.json:12:5: servers.report.fileMod:
 // unknown setting (did you mean "fileMode"?)`): unknown keys are errors at every level, the top
 // included.
@@ -29,9 +29,21 @@ import { findJsonSyntaxError, indexJsonSource, type JsonSource, type SourcePosit
 
 const DEFAULT_CONFIG_FILE = 'ferry.config.json';
 
-const APP_SECTIONS = ['server', 'auth', 'sessions', 'calls', 'uploads', 'maintenance', 'sandbox'] as const;
+const APP_SECTIONS = [
+  'server',
+  'auth',
+  'sessions',
+  'calls',
+  'uploads',
+  'maintenance',
+  'sandbox',
+  'metrics',
+] as const;
+/** App sections whose absence means something (`redis`: the embedded default), so never filled with {}. */
+const OPTIONAL_APP_SECTIONS = new Set(['redis']);
 const KNOWN_SECTIONS = new Set<string>([
   ...APP_SECTIONS,
+  ...OPTIONAL_APP_SECTIONS,
   'servers',
   'storage',
   'flags',
@@ -48,7 +60,7 @@ export interface FerryConfig {
   readonly host: { readonly servers: Readonly<Record<string, unknown>> };
   /** The `fileProvider` section (and FERRY_FILE_PROVIDER_*), defaults filled: off unless enabled. */
   readonly fileProvider: FileProviderSettings;
-  /** What an operator should know but does not stop Ferry (none so far: unknown keys are errors). */
+  /** What an operator should know but does not stop Ferry (e.g. Redis over SQLite or local blobs). */
   readonly warnings: readonly string[];
 }
 
@@ -112,9 +124,16 @@ export function parseFerryConfig(
     note(`${key}: unknown section${guess ? ` (did you mean "${guess}"?)` : ''}`, [key]);
   }
 
-  const appInput = Object.fromEntries(APP_SECTIONS.map((key) => [key, structuredClone(file[key] ?? {})]));
+  const appInput: Record<string, unknown> = Object.fromEntries(
+    APP_SECTIONS.map((key) => [key, structuredClone(file[key] ?? {})]),
+  );
+  for (const key of OPTIONAL_APP_SECTIONS)
+    if (file[key] !== undefined) appInput[key] = structuredClone(file[key]);
   const providerInput = record(file.fileProvider, 'fileProvider', note);
-  applyAppEnv({ ...appInput, fileProvider: providerInput }, env, (text) => note(text));
+  const envTargets: Record<string, unknown> = { ...appInput, fileProvider: providerInput };
+  applyAppEnv(envTargets, env, (text) => note(text));
+  // A section a variable brought into being (FERRY_REDIS_URL) exists only in envTargets so far.
+  for (const key of OPTIONAL_APP_SECTIONS) if (envTargets[key] !== undefined) appInput[key] = envTargets[key];
   const app = appConfigSchema.safeParse(appInput);
   if (!app.success) {
     for (const issue of app.error.issues)
@@ -154,6 +173,9 @@ export function parseFerryConfig(
     else note((error as Error).message);
   }
 
+  const warnings: string[] = [];
+  if (app.success && app.data.redis && storage) checkScaleMode(storage, note, warnings);
+
   if (problems.length > 0 || !app.success || !fileProvider.success || !storage) {
     const where = options.path ? ` (${options.path})` : '';
     const lines = formatProblems(
@@ -172,8 +194,36 @@ export function parseFerryConfig(
     storage,
     host: { servers },
     fileProvider: fileProvider.data,
-    warnings: [],
+    warnings,
   });
+}
+
+/**
+ * Redis makes this one of several instances: what a single instance may keep to itself must be
+ * shared too. A per-process token key is refused (a download link signed by one instance would
+ * fail on the next); SQLite and local blobs only warn, since one instance over Redis still works
+ * (tests, a staged migration), but N instances would each see their own files.
+ */
+function checkScaleMode(
+  storage: StorageConfig,
+  note: (text: string, path?: readonly PropertyKey[]) => void,
+  warnings: string[],
+): void {
+  if (storage.tokens.keys.length === 0) {
+    note(
+      'redis (FERRY_REDIS_URL): instances sharing state through Redis need a token key shared by every instance, so each accepts the download links the others sign: set FERRY_TOKEN_SECRET to the same random secret of at least 32 bytes on every instance (for example the output of `openssl rand -hex 32`), or list the keys in storage.tokens.keys',
+      ['redis'],
+    );
+  }
+  const local = [
+    ...(storage.catalog.driver === 'sqlite' ? ['the catalog is SQLite (set FERRY_DATABASE_URL)'] : []),
+    ...(storage.blob.driver === 'local' ? ['blobs are on local disk (set FERRY_S3_BUCKET)'] : []),
+  ];
+  if (local.length > 0) {
+    warnings.push(
+      `Redis is configured but ${local.join(' and ')}: N instances need PostgreSQL and S3, or each sees only its own files`,
+    );
+  }
 }
 
 /** One problem: its text, and the path of the key it is about in the file (when it is there). */
@@ -254,6 +304,7 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'flag' | 
   ['FERRY_PORT', 'server', 'port', 'number'],
   ['FERRY_PUBLIC_URL', 'server', 'publicUrl', 'string'],
   ['FERRY_BODY_IDLE_TIMEOUT_MS', 'server', 'bodyIdleTimeoutMs', 'number'],
+  ['FERRY_SHUTDOWN_GRACE_SECONDS', 'server', 'shutdownGraceSeconds', 'number'],
   ['FERRY_AUTH_MODE', 'auth', 'mode', 'string'],
   ['FERRY_AUTH_USER', 'auth', 'user', 'string'],
   ['FERRY_AUTH_HEADER', 'auth', 'header', 'string'],
@@ -263,6 +314,10 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'flag' | 
   ['FERRY_SESSION_IDLE_MINUTES', 'sessions', 'idleMinutes', 'number'],
   ['FERRY_FILE_SWEEP_MINUTES', 'maintenance', 'fileSweepMinutes', 'number'],
   ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
+  ['FERRY_METRICS_ALLOW_FROM', 'metrics', 'allowFrom', 'list'],
+  ['FERRY_METRICS_TOKEN', 'metrics', 'token', 'string'],
+  ['FERRY_REDIS_URL', 'redis', 'url', 'string'],
+  ['FERRY_REDIS_PREFIX', 'redis', 'prefix', 'string'],
   ['FERRY_FILE_PROVIDER_ENABLED', 'fileProvider', 'enabled', 'flag'],
   ['FERRY_FILE_PROVIDER_MAX_FILE_SIZE', 'fileProvider', 'max_file_size', 'number'],
   ['FERRY_FILE_PROVIDER_TIMEOUT_SECONDS', 'fileProvider', 'timeout_seconds', 'number'],
@@ -279,6 +334,8 @@ function applyAppEnv(
   for (const [variable, section, field, kind] of APP_ENV) {
     const text = nonEmpty(env[variable]);
     if (text === undefined) continue;
+    // A variable of an optional section (FERRY_REDIS_URL) brings the section into being.
+    if (input[section] === undefined && OPTIONAL_APP_SECTIONS.has(section)) input[section] = {};
     const target = input[section] as Record<string, unknown>;
     if (typeof target !== 'object' || target === null) continue;
     if (kind === 'number') {

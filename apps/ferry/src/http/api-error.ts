@@ -12,7 +12,8 @@ export type ApiErrorCode =
   | 'E_PAYLOAD_TOO_LARGE'
   | 'E_UNSUPPORTED_MEDIA_TYPE'
   | 'E_TOO_MANY_CALLS'
-  | 'E_TOOL_UNAVAILABLE';
+  | 'E_TOOL_UNAVAILABLE'
+  | 'E_SHUTTING_DOWN';
 
 export class ApiError extends FerryError {
   declare readonly code: ApiErrorCode;

@@ -23,23 +23,35 @@ export function installOriginGuard(app: FastifyInstance, config: AppConfig): voi
   allowedHosts.add(bracketed(config.server.host.toLowerCase()));
   if (config.server.publicUrl) allowedHosts.add(new URL(config.server.publicUrl).hostname.toLowerCase());
 
-  app.addHook('onRequest', async (request) => {
-    const header = request.headers.host;
-    if (config.auth.mode === 'local' && header !== undefined && !isAllowedHost(header, allowedHosts)) {
-      throw forbidden(
-        `Host ${header.slice(0, 100)} is not this Ferry (local mode answers loopback names only)`,
-        { field: 'host' },
-      );
-    }
-    if (SAFE_METHODS.has(request.method)) return;
-    if (request.headers['sec-fetch-site'] === 'cross-site')
-      throw forbidden('Cross-site requests are refused');
-    const origin = request.headers.origin;
-    if (origin !== undefined && origin !== 'null' && !sameOrigin(origin, request)) {
-      throw forbidden(`Requests from ${origin} are refused`, { field: 'origin' });
-    }
-    if (origin === 'null') throw forbidden('Requests from opaque origins are refused', { field: 'origin' });
+  // A synchronous check: the done callback spares a promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(refusal(request, config.auth.mode, allowedHosts));
   });
+}
+
+/** Why `request` is refused (403), or undefined when it may go on. */
+function refusal(
+  request: FastifyRequest,
+  mode: AppConfig['auth']['mode'],
+  allowedHosts: ReadonlySet<string>,
+): Error | undefined {
+  const header = request.headers.host;
+  if (mode === 'local' && header !== undefined && !isAllowedHost(header, allowedHosts)) {
+    return forbidden(
+      `Host ${header.slice(0, 100)} is not this Ferry (local mode answers loopback names only)`,
+      {
+        field: 'host',
+      },
+    );
+  }
+  if (SAFE_METHODS.has(request.method)) return undefined;
+  if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('Cross-site requests are refused');
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== 'null' && !sameOrigin(origin, request)) {
+    return forbidden(`Requests from ${origin} are refused`, { field: 'origin' });
+  }
+  if (origin === 'null') return forbidden('Requests from opaque origins are refused', { field: 'origin' });
+  return undefined;
 }
 
 function isAllowedHost(header: string, allowed: ReadonlySet<string>): boolean {

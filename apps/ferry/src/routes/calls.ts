@@ -20,7 +20,7 @@ import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 import { pageOf } from './page-of.js';
 
 export const callRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { calls, files, host, sessions } = app.ferry;
+  const { calls, files, host, sessions, drain } = app.ferry;
 
   app.post(
     '/calls',
@@ -42,6 +42,7 @@ export const callRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!host.registry.get(server).enabled) {
         throw new ApiError('E_CONFLICT', `MCP server "${server}" is disabled`, { server });
       }
+      drain.refuseNewWork('the tool call');
       const session = sessionOf(request, reply, sessions);
       const record = await calls.start({
         owner,

@@ -37,7 +37,7 @@ import { errorResponses, IdParamsSchema } from '../http/schemas.js';
 const tags = ['chat'];
 
 export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { agent, chatTurns: turns, sessions, redact } = app.ferry;
+  const { agent, chatTurns: turns, sessions, redact, drain } = app.ferry;
   const host = registryHost(app.ferry.host, app.ferry.calls);
   const store = app.ferry.conversations;
   const fileRequests = createFileRequests();
@@ -190,6 +190,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       const id = request.params.id;
       const record = await conversations.get(user.owner, id);
       if (!record) throw missing(id);
+      drain.refuseNewWork('the chat turn');
       const slot = turns.begin(user.owner, id);
       if (!slot) {
         throw new ApiError('E_CONFLICT', 'A reply is already streaming in this conversation', {

@@ -27,7 +27,16 @@ const TOKEN_FAILURES: Record<TokenFailureReason, string> = {
 const Binary = z.string().meta({ format: 'binary' });
 
 export const fileContentRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { files } = app.ferry;
+  const { files, metrics } = app.ferry;
+  // Bytes served (ferry_download_bytes_total): a response sent to its end, by its Content-Length;
+  // a download broken off is not counted.
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (reply.statusCode === 200 || reply.statusCode === 206) {
+      const length = Number(reply.getHeader('content-length'));
+      if (reply.raw.writableFinished && Number.isSafeInteger(length)) metrics.downloaded(length);
+    }
+    done();
+  });
   // Small files (the common download) are answered from memory after their first read; the row is
   // still read for every request, so auth, deletion and expiry hold as before.
   const small = createSmallContentCache();

@@ -38,7 +38,13 @@ const FILE_NAME_HEADER = 'x-file-name';
 export const MEASURE_PAST_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { files, sessions, config } = app.ferry;
+  const { files, sessions, config, metrics, drain } = app.ferry;
+  /** Each upload in progress, counted until its response is sent or the client goes away. */
+  const uploading = new WeakMap<object, () => void>();
+  const uploadEnded = (request: object) => {
+    uploading.get(request)?.();
+    uploading.delete(request);
+  };
   // This context parses nothing itself: the handler streams the body (any type, JSON included:
   // a .json upload is a file, not a request document); multipart adds its own parser.
   app.removeAllContentTypeParsers();
@@ -54,6 +60,25 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/files',
     {
+      // Refused while draining before a stop; one already running is waited for (ops/drain.ts).
+      onRequest: (request, _reply, done) => {
+        try {
+          drain.refuseNewWork('the upload');
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        uploading.set(request, drain.enter());
+        done();
+      },
+      onResponse: (request, _reply, done) => {
+        uploadEnded(request);
+        done();
+      },
+      onRequestAbort: (request, done) => {
+        uploadEnded(request);
+        done();
+      },
       schema: {
         summary: 'Upload files (raw body or multipart/form-data)',
         description:
@@ -83,11 +108,13 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
         const measured = measuredBody(source, maxBytes + MEASURE_PAST_LIMIT_BYTES);
         try {
           sessionKey ??= sessionOf(request, reply, sessions).key;
-          return await files.put(owner, name, measured.body, {
+          const record = await files.put(owner, name, measured.body, {
             ...options,
             sessionId: sessionKey,
             ...(mime ? { mime } : {}),
           });
+          metrics.uploaded(record.size);
+          return record;
         } catch (error) {
           if (error instanceof FerryError && isSizeRefusal(error)) {
             const size =

@@ -21,12 +21,14 @@ const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = 
 
 /** On the /api context itself (hooks of a route plugin would only see that plugin's routes). */
 export function announceFileChanges(api: FastifyInstance): void {
-  api.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode >= 300) return;
-    const change = FILE_CHANGES[`${request.method} ${request.routeOptions.url}`];
-    if (change === undefined) return;
-    const id = (request.params as { id?: string } | undefined)?.id;
-    api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds: id ? [id] : [] });
+  api.addHook('onResponse', (request, reply, done) => {
+    const change =
+      reply.statusCode < 300 ? FILE_CHANGES[`${request.method} ${request.routeOptions.url}`] : undefined;
+    if (change !== undefined) {
+      const id = (request.params as { id?: string } | undefined)?.id;
+      api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds: id ? [id] : [] });
+    }
+    done();
   });
 }
 

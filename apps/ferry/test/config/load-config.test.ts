@@ -15,7 +15,12 @@ describe('loadFerryConfig', () => {
   it('reads the repository config: example servers, defaults everywhere else, frozen', () => {
     const config = loadFerryConfig({ cwd: REPO_ROOT, env: {} });
     expect(config.path).toBe(join(REPO_ROOT, 'ferry.config.json'));
-    expect(config.app.server).toEqual({ host: '127.0.0.1', port: 8787, bodyIdleTimeoutMs: 30_000 });
+    expect(config.app.server).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      bodyIdleTimeoutMs: 30_000,
+      shutdownGraceSeconds: 30,
+    });
     expect(config.app.auth).toMatchObject({ mode: 'local', user: 'dev' });
     expect(config.storage.dataDir).toBe(join(REPO_ROOT, '.ferry'));
     expect(Object.keys(config.host.servers)).toContain('report');
@@ -261,5 +266,101 @@ describe('where a problem is written', () => {
     expect(() => parseFerryConfig({}, { env: { FERRY_DATABASE_URL: 'postgres://ferry@db/ferry' } })).toThrow(
       /storage\.tokens\.keys: a PostgreSQL catalog .* set FERRY_TOKEN_SECRET to the same random secret .* on every instance/,
     );
+  });
+});
+
+describe('redis (scale mode)', () => {
+  const SECRET = 'a'.repeat(64);
+  const scale = {
+    FERRY_TOKEN_SECRET: SECRET,
+    FERRY_DATABASE_URL: 'postgres://ferry@db/ferry',
+    FERRY_S3_BUCKET: 'ferry',
+  };
+
+  it('absent by default: the embedded default, no warning', () => {
+    const config = parseFerryConfig({}, { env: {} });
+    expect(config.app.redis).toBeUndefined();
+    expect(config.warnings).toEqual([]);
+    // The other app sections keep their defaults (an optional section is not filled with {}).
+    expect(parseFerryConfig({}, { env: { FERRY_TOKEN_SECRET: SECRET } }).app.redis).toBeUndefined();
+  });
+
+  it('FERRY_REDIS_URL makes the section, prefix and timings defaulted; FERRY_REDIS_PREFIX sets the prefix', () => {
+    const config = parseFerryConfig({}, { env: { ...scale, FERRY_REDIS_URL: 'redis://127.0.0.1:6379' } });
+    expect(config.app.redis).toEqual({
+      url: 'redis://127.0.0.1:6379',
+      prefix: 'ferry:',
+      heartbeatMs: 5000,
+      requestTimeoutMs: 10_000,
+    });
+    expect(config.warnings).toEqual([]);
+    expect(Object.isFrozen(config.app.redis)).toBe(true);
+    const prefixed = parseFerryConfig(
+      { redis: { url: 'redis://file:6379', heartbeatMs: 1000 } },
+      {
+        env: {
+          ...scale,
+          FERRY_REDIS_URL: 'rediss://user:pw@cache.internal:6380/2',
+          FERRY_REDIS_PREFIX: 'blue:',
+        },
+      },
+    );
+    expect(prefixed.app.redis).toEqual({
+      url: 'rediss://user:pw@cache.internal:6380/2',
+      prefix: 'blue:',
+      heartbeatMs: 1000,
+      requestTimeoutMs: 10_000,
+    });
+  });
+
+  it('a bad URL or prefix is named; a prefix without a URL asks for the URL', () => {
+    expect(() => parseFerryConfig({}, { env: { ...scale, FERRY_REDIS_URL: 'http://cache:6379' } })).toThrow(
+      /redis\.url: redis\.url must be a redis:\/\/ or rediss:\/\/ URL \(FERRY_REDIS_URL\)/,
+    );
+    expect(() =>
+      parseFerryConfig(
+        {},
+        { env: { ...scale, FERRY_REDIS_URL: 'redis://h', FERRY_REDIS_PREFIX: 'with space' } },
+      ),
+    ).toThrow(/redis\.prefix: redis\.prefix must be 1 to 64 visible ASCII characters/);
+    expect(() => parseFerryConfig({}, { env: { ...scale, FERRY_REDIS_PREFIX: 'blue:' } })).toThrow(
+      /redis\.url: .*FERRY_REDIS_URL/,
+    );
+    expect(() => parseFerryConfig({ redis: { url: 'redis://h', heartbeat: 5 } }, { env: scale })).toThrow(
+      /redis\.heartbeat: unknown setting \(did you mean "heartbeatMs"\?\)/,
+    );
+  });
+
+  it('refuses ephemeral download tokens, naming FERRY_TOKEN_SECRET', () => {
+    let message = '';
+    try {
+      parseFerryConfig({}, { env: { FERRY_REDIS_URL: 'redis://127.0.0.1:6379' } });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /redis \(FERRY_REDIS_URL\): instances sharing state through Redis need a token key .* set FERRY_TOKEN_SECRET to the same random secret .* on every instance/,
+    );
+    // Only that: SQLite and local blobs are not refused.
+    expect(message.split('\n')).toHaveLength(2);
+  });
+
+  it('warns when combined with SQLite or local blobs: N instances need PostgreSQL and S3', () => {
+    const url = { FERRY_REDIS_URL: 'redis://127.0.0.1:6379', FERRY_TOKEN_SECRET: SECRET };
+    expect(parseFerryConfig({}, { env: url }).warnings).toEqual([
+      'Redis is configured but the catalog is SQLite (set FERRY_DATABASE_URL) and blobs are on local disk (set FERRY_S3_BUCKET): N instances need PostgreSQL and S3, or each sees only its own files',
+    ]);
+    const [onlyBlobs] = parseFerryConfig(
+      {},
+      { env: { ...url, FERRY_DATABASE_URL: scale.FERRY_DATABASE_URL } },
+    ).warnings;
+    expect(onlyBlobs).toMatch(
+      /^Redis is configured but blobs are on local disk .*N instances need PostgreSQL and S3/,
+    );
+    expect(parseFerryConfig({}, { env: { ...url, FERRY_S3_BUCKET: 'ferry' } }).warnings).toEqual([
+      expect.stringMatching(
+        /^Redis is configured but the catalog is SQLite \(set FERRY_DATABASE_URL\): N instances/,
+      ),
+    ]);
   });
 });

@@ -185,6 +185,14 @@ export const ERROR_CODES = {
     retryable: false,
     suggestion: 'Start Ferry with its storage (ferry start); the conversation store opens with the catalog',
   },
+  E_SHUTTING_DOWN: {
+    status: 503,
+    reason: 'ShuttingDown',
+    message: 'This Ferry instance is shutting down',
+    retryable: true,
+    suggestion:
+      'Retry in a moment: behind a load balancer another instance takes it; alone, this one after its restart',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export interface ErrorCodeInfo {

@@ -4,7 +4,7 @@ import type { Implementation, OAuthClientProvider } from '@modelcontextprotocol/
 import { Client, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
 import type { ServerRegistry } from '../servers/server-registry.js';
-import type { ConnectionPool, ToolConnection } from './connection.js';
+import type { ConnectionPool, PoolStats, ToolConnection } from './connection.js';
 import {
   type ConnectionEventListener,
   createStderrLog,
@@ -241,6 +241,12 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       return mine.length;
     },
 
+    stats(): PoolStats {
+      const connections = { local: 0, remote: 0 };
+      for (const connection of live) connections[connection.kind] += 1;
+      return { connections, starts: startSlots.counts() };
+    },
+
     async close(): Promise<void> {
       closed = true;
       const pending = [...current.values()];
@@ -252,8 +258,12 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
 }
 
 /** A counting semaphore: `take` waits for a free slot and returns its release. */
-function createSlots(count: number): { take(): Promise<() => void> } {
-  let free = Math.max(1, Math.floor(count));
+function createSlots(count: number): {
+  take(): Promise<() => void>;
+  counts(): { running: number; waiting: number };
+} {
+  const size = Math.max(1, Math.floor(count));
+  let free = size;
   const waiting: (() => void)[] = [];
   const release = () => {
     const next = waiting.shift();
@@ -261,6 +271,7 @@ function createSlots(count: number): { take(): Promise<() => void> } {
     else free += 1;
   };
   return {
+    counts: () => ({ running: size - free, waiting: waiting.length }),
     async take() {
       if (free > 0) free -= 1;
       else await new Promise<void>((resolve) => waiting.push(resolve));

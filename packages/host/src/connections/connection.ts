@@ -85,4 +85,13 @@ export interface ConnectionPool {
    */
   closeUser(user: string): Promise<number>;
   close(): Promise<void>;
+  /** What the pool holds right now (read-only counts, e.g. for metrics). Optional for test doubles. */
+  stats?(): PoolStats;
+}
+
+export interface PoolStats {
+  /** Connections not fully closed yet (starting, open or closing), by kind. */
+  connections: { local: number; remote: number };
+  /** Local servers starting now, and those waiting for a start slot (`maxConcurrentStarts`). */
+  starts: { running: number; waiting: number };
 }
