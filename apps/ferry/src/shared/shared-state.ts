@@ -1,0 +1,35 @@
+// What Ferry instances share in scale mode, made from the config: nothing in the embedded default
+// (undefined: every part keeps its in-memory implementation), the Redis parts when `redis` is set.
+// The Redis module is imported only then, so the embedded start never loads ioredis (a test
+// follows this file's static imports to check it).
+import type { RedisConfig } from '../config/app-config.js';
+import type { ReadinessCheck } from '../ops/readiness.js';
+import type { InstanceBus } from './instance-bus.js';
+import type { RedisInstanceBusObserver } from './redis-instance-bus.js';
+
+export interface SharedState {
+  /** This instance's id among the others. */
+  readonly instanceId: string;
+  /** For the status line and logs, e.g. `Redis (redis://cache:6379)`: never the password. */
+  readonly label: string;
+  readonly bus: InstanceBus;
+  /** For /readyz: PING on the Redis connection. */
+  readonly readiness: ReadinessCheck;
+  /** Leaves the others (liveness key, instance set) and closes the connections. */
+  close(): Promise<void>;
+}
+
+export interface SharedStateOptions {
+  /** This instance's public URL, stored in its liveness key for operators. */
+  publicUrl?: string;
+  observer?: RedisInstanceBusObserver;
+}
+
+export async function createSharedState(
+  config: { readonly redis?: RedisConfig | undefined },
+  options: SharedStateOptions = {},
+): Promise<SharedState | undefined> {
+  if (!config.redis) return undefined;
+  const { openRedisSharedState } = await import('./redis-shared-state.js');
+  return openRedisSharedState(config.redis, options);
+}
