@@ -191,16 +191,24 @@ export function describeCallStore(
         const store = await open();
         const { callId } = await store.create(newCall(), 8);
         for (const seq of range(1, 5)) await store.append(callId, INSTANCE, callEvent(callId, seq));
-        // While the replay is being delivered, the runner goes on appending.
+        // While the replay is being delivered, the runner goes on appending. From 3, the third
+        // append is made on a live event: in memory that arrives before follow returns, through a
+        // shared store later, so the test waits for it before appending 9.
         let next = 6;
         const appending: Promise<boolean>[] = [];
+        let markStarted: () => void = () => {};
+        const allStarted = new Promise<void>((resolve) => {
+          markStarted = resolve;
+        });
         const seen = recorder(() => {
           if (next <= 8) {
             appending.push(store.append(callId, INSTANCE, callEvent(callId, next)));
             next += 1;
+            if (next > 8) markStarted();
           }
         });
         const stop = await store.follow(callId, after, seen.listener);
+        await allStarted;
         expect(await Promise.all(appending)).toEqual([true, true, true]);
         for (const seq of range(9, 10)) await store.append(callId, INSTANCE, callEvent(callId, seq));
         await store.settle(callId, INSTANCE, toolCallResponse(callId), at(9_000));
