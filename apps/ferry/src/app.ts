@@ -54,6 +54,7 @@ import { announceFileChanges, userEventRoutes } from './routes/user-events.js';
 import { userRoutes } from './routes/users.js';
 import { webRoutes } from './routes/web.js';
 import type { AppHost, FerryServices } from './services.js';
+import type { SharedState } from './shared/shared-state.js';
 import { FERRY_VERSION, type FerryStatus, unknownStatus } from './status.js';
 import { NO_WORKSPACES, type WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
@@ -107,6 +108,11 @@ export interface AppDeps {
    * store's, ops/readiness.ts `storageChecks`). @default none
    */
   readiness?: readonly ReadinessCheck[];
+  /**
+   * What this instance shares with the others in scale mode (shared/shared-state.ts; server.ts
+   * makes it from `redis`). The app uses it, its maker closes it. @default none: one instance
+   */
+  shared?: SharedState;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -154,6 +160,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     redact,
     now,
     onError: (error, callId) => app.log.error({ err: error, callId }, 'tool call crashed'),
+    ...(deps.shared && {
+      store: deps.shared.createCallStore({
+        limits: config.calls,
+        now,
+        onError: (error) => app.log.warn({ err: error }, 'shared call store'),
+      }),
+      instance: deps.shared.instanceId,
+      bus: deps.shared.bus,
+    }),
     onEvent: (record, event) => {
       // A server that cannot start (or died under the call) is the operator's business: one
       // line each time, its reason without a stack (the server's own stderr is logged apart).
@@ -199,6 +214,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       ...(deps.readiness ?? []),
       sandboxCheck(() => services.status),
       drainCheck(drain),
+      ...(deps.shared ? [deps.shared.readiness] : []),
     ]),
     drain,
   };

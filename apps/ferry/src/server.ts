@@ -26,6 +26,7 @@ import { meteredHost } from './ops/metered-host.js';
 import { createAppMetrics } from './ops/metrics.js';
 import { storageChecks } from './ops/readiness.js';
 import { CLIENT_METADATA_PATH } from './routes/oauth.js';
+import { createSharedState } from './shared/shared-state.js';
 import { FERRY_VERSION, type FerryStatus, sandboxStatus } from './status.js';
 import { createWorkspaceJanitor, guardedHost } from './workspaces/workspace-janitor.js';
 
@@ -124,6 +125,14 @@ async function startLocked(s: {
   // Once, before the first request: the API and the startup summary report what it found.
   const sandboxProbe = await launcher.probe();
   const storage = await openStorage(config.storage);
+  // Scale mode (FERRY_REDIS_URL): what this instance shares with the others. An unreachable Redis
+  // stops the start here, naming it.
+  const shared = await createSharedState(config.app, {
+    ...(config.app.server.publicUrl ? { publicUrl: config.app.server.publicUrl } : {}),
+  }).catch(async (error: unknown) => {
+    await storage.close().catch(() => undefined);
+    throw error;
+  });
   let baseUrl = config.app.server.publicUrl?.replace(/\/+$/, '') ?? '';
   let log: FastifyInstance['log'] | undefined;
   let auditLog: FastifyInstance['log'] | undefined;
@@ -214,6 +223,7 @@ async function startLocked(s: {
     remoteAuth,
     metrics,
     readiness: storageChecks(storage),
+    ...(shared ? { shared } : {}),
     ...(existsSync(webRoot) ? { webRoot } : {}),
     logger: {
       level: options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn',
@@ -241,6 +251,8 @@ async function startLocked(s: {
     await host.close().catch(() => undefined);
     // After the host: no server connection is left to mint or use a token.
     await fileProvider?.close().catch(() => undefined);
+    // After the app: its calls have settled into the shared store.
+    await shared?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     lock.release();
   };
@@ -265,7 +277,7 @@ async function startLocked(s: {
     storage,
     fileProvider,
     status,
-    summary: summarize(url, config, status, cwd, fileProvider ? baseUrl : undefined),
+    summary: summarize(url, config, status, cwd, fileProvider ? baseUrl : undefined, shared),
     close,
   };
 }
@@ -335,6 +347,8 @@ function summarize(
   cwd: string,
   /** The base URL of the file provider's endpoints; undefined when it is off. */
   providerBase: string | undefined,
+  /** Scale mode's shared state (`Redis (host:port)`, this instance's id); undefined: one instance. */
+  shared: { label: string; instanceId: string } | undefined,
 ): string[] {
   const servers = config.host.servers;
   const names = Object.keys(servers);
@@ -345,6 +359,7 @@ function summarize(
     `  config   ${config.path ? shown(config.path, cwd) : '(none: defaults)'}`,
     `  storage  ${status.storage}`,
     `  catalog  ${status.catalog}`,
+    `  shared   ${shared ? `${shared.label}, this instance ${shared.instanceId}` : '(none: one instance)'}`,
     `  sandbox  ${status.sandbox.summary}`,
     `  LLM      ${status.llm}`,
     `  auth     ${status.auth}`,

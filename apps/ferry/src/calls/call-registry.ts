@@ -7,8 +7,10 @@
 // with each event (the chat's registry-host subscribes right after `start` and must miss none).
 import { type CallEvent, errorEnvelope, type ToolCallResponse } from '@ferry/contract';
 import { answerFromError, type ToolCallRequest } from '@ferry/host';
+import { z } from 'zod';
 import type { CallsConfig } from '../config/app-config.js';
 import type { PathRedactor } from '../http/redact-paths.js';
+import type { InstanceBus } from '../shared/instance-bus.js';
 import type { CallListener, CallSnapshot, CallStore } from './call-store.js';
 import { createMemoryCallStore } from './memory-call-store.js';
 
@@ -75,7 +77,17 @@ export interface CallRegistryOptions {
   store?: CallStore;
   /** This instance's name in CallSnapshot.instance. @default LOCAL_INSTANCE */
   instance?: string;
+  /**
+   * The other instances (scale mode): a cancel of a call one of them runs is sent to it, and
+   * theirs of calls running here arrive through it. @default none: every call is this instance's
+   */
+  bus?: InstanceBus;
 }
+
+/** What one instance asks another to cancel (InstanceBus request kind), and its answer. */
+const CANCEL_REQUEST = 'call.cancel';
+const CancelRequest = z.object({ callId: z.string().min(1).max(200) });
+const CancelAnswer = z.object({ cancelled: z.boolean() });
 
 /** The instance name of an embedded Ferry (memory store): every call is its own. */
 const LOCAL_INSTANCE = 'local';
@@ -151,6 +163,17 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
         },
       );
 
+  const cancelHere = (callId: string): boolean => {
+    const entry = running.get(callId);
+    if (!entry || entry.answered) return false;
+    entry.controller.abort(new Error('cancelled by the user'));
+    return true;
+  };
+  // The route checked the owner before it asked; the id alone names the call here.
+  options.bus?.handle(CANCEL_REQUEST, async (payload) => ({
+    cancelled: cancelHere(CancelRequest.parse(payload).callId),
+  }));
+
   const registry: CallRegistry = {
     async start(input) {
       // Before the create: a sweep that fails leaves nothing recorded and nothing running.
@@ -200,13 +223,13 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
     get: (owner, callId) => store.get(owner, callId),
     list: (owner) => store.list(owner),
     async cancel(call) {
-      // Only this instance can abort its calls; asking the owning instance is not built yet, and
-      // with the memory store every call is this instance's.
-      if (call.instance !== instance) return false;
-      const entry = running.get(call.callId);
-      if (!entry || entry.answered) return false;
-      entry.controller.abort(new Error('cancelled by the user'));
-      return true;
+      if (call.instance === instance) return cancelHere(call.callId);
+      // Only the instance running a call can abort it: ask it.
+      if (!options.bus) return false;
+      const answer = CancelAnswer.parse(
+        await options.bus.request(call.instance, CANCEL_REQUEST, { callId: call.callId }),
+      );
+      return answer.cancelled;
     },
     eventsAfter: (callId, after) => store.eventsAfter(callId, after),
     follow: (callId, after, listener) => store.follow(callId, after, listener),

@@ -1,7 +1,8 @@
 // Scale mode's shared state: so far the instance bus over Redis; the call store, user events and
 // sessions will share its commands connection.
+import { createRedisCallStore, type RedisCallStore } from '../calls/redis-call-store.js';
 import type { RedisConfig } from '../config/app-config.js';
-import { redisDisplayName } from './redis-connection.js';
+import { openRedisConnection, redisDisplayName } from './redis-connection.js';
 import { createRedisInstanceBus } from './redis-instance-bus.js';
 import type { SharedState, SharedStateOptions } from './shared-state.js';
 
@@ -17,8 +18,28 @@ export async function openRedisSharedState(
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
   });
+  const stores: RedisCallStore[] = [];
   return {
     instanceId: bus.id,
+    createCallStore: ({ limits, now, onError }) => {
+      const store = createRedisCallStore({
+        // The bus's commands connection: one per instance for every shared part.
+        redis: bus.redis,
+        openSubscriber: () =>
+          openRedisConnection({
+            url: config.url,
+            role: 'subscriber',
+            name: `ferry:${bus.id}:calls`,
+            onError,
+          }),
+        prefix: config.prefix,
+        limits,
+        now,
+        onError,
+      });
+      stores.push(store);
+      return store;
+    },
     label: `Redis (${redisDisplayName(config.url)})`,
     bus,
     readiness: {
@@ -34,6 +55,10 @@ export async function openRedisSharedState(
             .finally(() => signal.removeEventListener('abort', abort));
         }),
     },
-    close: () => bus.close(),
+    close: async () => {
+      // The stores' subscribers first: they borrow the bus's commands connection.
+      await Promise.all(stores.map((store) => store.close().catch(() => undefined)));
+      await bus.close();
+    },
   };
 }

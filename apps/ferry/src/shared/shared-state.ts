@@ -2,6 +2,7 @@
 // (undefined: every part keeps its in-memory implementation), the Redis parts when `redis` is set.
 // The Redis module is imported only then, so the embedded start never loads ioredis (a test
 // follows this file's static imports to check it).
+import type { CallStore, CallStoreLimits } from '../calls/call-store.js';
 import type { RedisConfig } from '../config/app-config.js';
 import type { ReadinessCheck } from '../ops/readiness.js';
 import type { InstanceBus } from './instance-bus.js';
@@ -15,8 +16,20 @@ export interface SharedState {
   readonly bus: InstanceBus;
   /** For /readyz: PING on the Redis connection. */
   readonly readiness: ReadinessCheck;
+  /**
+   * The calls every instance sees (records, events, the running limit); the registry keeps only
+   * what runs here. Closed with the shared state.
+   */
+  createCallStore(options: SharedCallStoreOptions): CallStore;
   /** Leaves the others (liveness key, instance set) and closes the connections. */
   close(): Promise<void>;
+}
+
+export interface SharedCallStoreOptions {
+  limits: CallStoreLimits;
+  now: () => number;
+  /** A follower that could not catch up after a reconnect, a malformed message. */
+  onError: (error: unknown) => void;
 }
 
 export interface SharedStateOptions {

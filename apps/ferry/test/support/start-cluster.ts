@@ -11,6 +11,7 @@ import { createTestRedis, type TestRedis } from '@ferry/test-helpers/redis';
 import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
 import type { AppDeps } from '../../src/app.js';
 import type { AppConfigInput } from '../../src/config/app-config.js';
+import { createSharedState, type SharedState } from '../../src/shared/shared-state.js';
 import { PROXY_AUTH, startTestApp, type TestApp } from './start-app.js';
 
 export interface TestCluster {
@@ -28,6 +29,11 @@ export interface StartTestClusterOptions {
   /** App config of every instance. @default proxy auth (PROXY_AUTH), so ALICE and BOB work */
   app?: AppConfigInput;
   servers?: Record<string, unknown>;
+  /**
+   * Each instance gets scale mode's shared state over the cluster's Redis prefix (calls, the bus),
+   * as `FERRY_REDIS_URL` gives it. false: storage is all they share. @default true
+   */
+  sharedState?: boolean;
   /** More of one instance's parts (its shared state, once there is one), by its index. */
   deps?: (parts: {
     index: number;
@@ -66,11 +72,23 @@ export async function startTestCluster(options: StartTestClusterOptions = {}): P
     };
     const instances: TestApp[] = [];
     for (let index = 0; index < count; index++) {
+      let shared: SharedState | undefined;
+      if (options.sharedState !== false) {
+        // A short heartbeat: a stopped instance counts as gone within a second.
+        shared = await createSharedState({
+          redis: { url: redis.url, prefix: redis.prefix, heartbeatMs: 200, requestTimeoutMs: 5_000 },
+        });
+        const opened = shared;
+        if (opened) started.push({ close: () => opened.close() });
+      }
       const instance = await startTestApp({
         app: options.app ?? { auth: PROXY_AUTH },
         storage,
         ...(options.servers ? { servers: options.servers } : {}),
-        ...(options.deps ? { deps: (parts) => options.deps?.({ ...parts, index, redis }) ?? {} } : {}),
+        deps: (parts) => ({
+          ...(shared ? { shared } : {}),
+          ...options.deps?.({ ...parts, index, redis }),
+        }),
       });
       instances.push(instance);
       started.push(instance);

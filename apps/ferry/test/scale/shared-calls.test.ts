@@ -1,0 +1,130 @@
+// Calls across two instances sharing Redis (issue 22): a call started on A is read, listed and
+// followed on B, replayed there by Last-Event-ID, and cancelled through B (the cancel travels to
+// A, which runs it); the running limit holds across both.
+import { get, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
+import { ALICE, http, settledCall } from '../support/start-app.js';
+import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+
+interface EventJson {
+  type: string;
+  seq: number;
+  callId: string;
+  reason?: string;
+}
+
+let cluster: TestCluster;
+let a: string;
+let b: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster({
+    app: {
+      auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' },
+      calls: { maxRunningPerUser: 2 },
+    },
+  });
+  a = cluster.instances[0]?.url as string;
+  b = cluster.instances[1]?.url as string;
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.close();
+});
+
+async function startSlow(base: string, seconds: number, steps: number) {
+  return http(base, '/api/calls', {
+    method: 'POST',
+    headers: { ...ALICE, 'content-type': 'application/json' },
+    body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds, steps } }),
+  });
+}
+
+function openEvents(
+  base: string,
+  callId: string,
+  headers: Record<string, string> = {},
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    get(new URL(`/api/calls/${callId}/events`, base), { headers: { ...ALICE, ...headers } }, resolve).on(
+      'error',
+      reject,
+    );
+  });
+}
+
+/** Events until the stream ends, or until `stop` says so (then the connection is dropped). */
+async function readEvents(
+  response: IncomingMessage,
+  stop: (event: EventJson) => boolean = () => false,
+): Promise<EventJson[]> {
+  const events: EventJson[] = [];
+  await parseStream(response, (event: SseEvent) => {
+    const body = JSON.parse(event.data) as EventJson;
+    expect(event.id).toBe(String(body.seq));
+    events.push(body);
+    if (stop(body)) response.destroy();
+  }).catch(() => undefined);
+  return events;
+}
+
+describe('calls shared through Redis', () => {
+  it('are followed on B as A runs them, every event once, and replayed there from Last-Event-ID', async () => {
+    const started = await startSlow(a, 0.6, 4);
+    expect(started.status, started.text).toBe(202);
+    const { callId } = started.json<{ callId: string }>();
+
+    const onB = await readEvents(await openEvents(b, callId));
+    const seqs = onB.map((event) => event.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    expect(onB[0]?.type).toBe('started');
+    expect(onB.filter((event) => event.type === 'progress').length).toBe(4);
+    expect(onB.at(-1)?.type).toBe('finished');
+
+    const replayed = await readEvents(await openEvents(b, callId, { 'last-event-id': '3' }));
+    expect(replayed.map((event) => event.seq)).toEqual(seqs.slice(3));
+    expect((await settledCall<{ status: string }>(b, callId, ALICE)).status).toBe('finished');
+    const listed = (await http(b, '/api/calls', { headers: ALICE })).json<{ items: { callId: string }[] }>();
+    expect(listed.items.map((item) => item.callId)).toContain(callId);
+  });
+
+  it('cancels through B a call running on A', async () => {
+    const started = await startSlow(a, 20, 40);
+    expect(started.status, started.text).toBe(202);
+    const { callId } = started.json<{ callId: string }>();
+    const stream = await openEvents(b, callId);
+    let cancelled = false;
+    const events = await readEvents(stream, (event) => {
+      if (event.type === 'progress' && !cancelled) {
+        cancelled = true;
+        void http(b, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE }).then((answer) =>
+          expect(answer.status).toBe(202),
+        );
+      }
+      return false;
+    });
+    expect(cancelled).toBe(true);
+    expect(events.at(-1)?.type).toBe('cancelled');
+    expect((await settledCall<{ status: string }>(a, callId, ALICE)).status).toBe('cancelled');
+  });
+
+  it('holds the running limit across instances', async () => {
+    const first = await startSlow(a, 20, 40);
+    const second = await startSlow(b, 20, 40);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const third = await startSlow(b, 0, 1);
+    expect(third.status).toBe(429);
+    expect(third.json()).toMatchObject({ meta_data: { error_code: 'E_TOO_MANY_CALLS' } });
+    for (const [base, started] of [
+      [a, first],
+      [b, second],
+    ] as const) {
+      const { callId } = started.json<{ callId: string }>();
+      expect(
+        (await http(base === a ? b : a, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE })).status,
+      ).toBe(202);
+      await settledCall(base, callId, ALICE);
+    }
+  });
+});
