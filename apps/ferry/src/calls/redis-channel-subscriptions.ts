@@ -5,6 +5,7 @@
 // where it keeps it (a call's stream). The connection is opened on the first subscribe through
 // the given factory and closed by `close()`: it is this module's alone.
 import type { Redis } from 'ioredis';
+import { closeRedisConnection } from '../shared/redis-connection.js';
 
 export interface ChannelHandler {
   message(text: string): void;
@@ -28,9 +29,6 @@ interface Channel {
   handlers: Set<ChannelHandler>;
   subscribed: Promise<unknown>;
 }
-
-/** How long close() waits for QUIT before it drops the socket. */
-const QUIT_GRACE_MS = 1_000;
 
 export function createChannelSubscriptions(
   openSubscriber: () => Promise<Redis>,
@@ -115,19 +113,7 @@ export function createChannelSubscriptions(
       closed = true;
       channels.clear();
       const redis = await connection?.catch(() => undefined);
-      if (!redis || redis.status === 'end') return;
-      if (redis.status !== 'ready') {
-        redis.disconnect();
-        return;
-      }
-      // QUIT waits for Redis; a Redis that went away meanwhile must not hold the close up.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), QUIT_GRACE_MS);
-      });
-      const done = await Promise.race([redis.quit().catch(() => 'late' as const), late]);
-      clearTimeout(timer);
-      if (done === 'late') redis.disconnect();
+      if (redis) await closeRedisConnection(redis);
     },
   };
 }
