@@ -153,7 +153,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       });
     },
   });
-  const userEvents = createUserEvents({ now });
+  const userEvents = deps.shared
+    ? deps.shared.createUserEvents({
+        now,
+        onError: (error) => app.log.warn({ err: error }, 'shared user events'),
+      })
+    : createUserEvents({ now });
   const calls = createCallRegistry({
     callTool: (request, emit) => host.callTool(request, emit),
     limits: config.calls,
@@ -175,9 +180,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (event.type === 'failed' && event.code === 'E_TOOL_UNAVAILABLE') {
         app.log.warn({ callId: record.callId, server: record.server, code: event.code }, event.message);
       }
-      userEvents.publish(record.owner, { type: 'call', event });
+      // Fire and forget: publish never rejects, and keeps this instance's order per user.
+      void userEvents.publish(record.owner, { type: 'call', event });
       if (event.type === 'file_stored') {
-        userEvents.publish(record.owner, {
+        void userEvents.publish(record.owner, {
           type: 'files_changed',
           reason: 'stored',
           fileIds: [event.file.id],

@@ -101,6 +101,11 @@ interface Running {
   writes: Promise<unknown>;
   /** Set when callTool has answered: from then on a cancel has nothing to stop. */
   answered: boolean;
+  /**
+   * Set when the store refused a write (scale mode: another instance reaped the call while this
+   * one was cut off from Redis): the call is aborted here and nothing more is written.
+   */
+  lost: boolean;
   /** Resolves (never rejects) once the store has the outcome and the listeners have ended. */
   settled: Promise<void>;
 }
@@ -126,12 +131,29 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
     entry.lastSeq = Math.max(entry.lastSeq, safe.seq);
     for (const listener of entry.listeners) listener.event(safe);
     options.onEvent?.(entry.call, safe);
-    void write(entry, () => store.append(entry.call.callId, instance, safe));
+    void write(entry, async () => {
+      if (!entry.lost && !(await store.append(entry.call.callId, instance, safe))) lose(entry);
+    });
+  };
+
+  // The store no longer takes this instance's writes for the call: it was settled elsewhere (the
+  // reaper of another instance took this one for dead). Running on would only waste the tool's work.
+  const lose = (entry: Running) => {
+    entry.lost = true;
+    const reason = new Error(
+      "This Ferry instance lost the call: another instance ended it after missing this one's heartbeat",
+    );
+    options.onError?.(reason, entry.call.callId);
+    entry.controller.abort(reason);
   };
 
   const settle = async (entry: Running, response: ToolCallResponse) => {
     const safe = redact(response);
-    await write(entry, () => store.settle(entry.call.callId, instance, safe, new Date(now())));
+    await write(entry, async () => {
+      if (!entry.lost && !(await store.settle(entry.call.callId, instance, safe, new Date(now())))) {
+        lose(entry);
+      }
+    });
     running.delete(entry.call.callId);
     for (const listener of entry.listeners) listener.end(safe);
     entry.listeners.clear();
@@ -199,6 +221,7 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
         lastSeq: 0,
         writes: Promise.resolve(),
         answered: false,
+        lost: false,
         settled: new Promise<void>((resolve) => {
           markSettled = resolve;
         }),

@@ -38,6 +38,44 @@ local function callKey(prefix, id) return prefix .. 'call:{' .. id .. '}' end
 local function userKey(prefix, owner, what) return prefix .. 'user:' .. owner .. ':' .. what end
 `;
 
+// The log cap, shared by append and reap: a full log drops its oldest progress event first, else
+// its oldest event.
+const LUA_CAP = `
+local function makeRoom(events, progress, max)
+  local length = redis.call('XLEN', events)
+  if length == 0 or length < max then return end
+  local oldest = redis.call('LPOP', progress)
+  if oldest then
+    redis.call('XDEL', events, oldest .. '-0')
+  else
+    local first = redis.call('XRANGE', events, '-', '+', 'COUNT', 1)
+    redis.call('XDEL', events, first[1][1])
+  end
+end
+`;
+
+// The end of a running call, shared by settle and reap (the caller has checked the fence): the
+// outcome, the running slot and the instance's set freed, retention, then `end` on the channel.
+// KEYS 1..4: call, events, progress, calls:finished.
+const LUA_SETTLE = `${LUA_KEYS}
+local function settleCall(instance, status, response, finishedAt, ttl, prefix, id, live)
+  redis.call('HSET', KEYS[1], 'status', status, 'response', response, 'finishedAt', finishedAt)
+  local owner = redis.call('HGET', KEYS[1], 'owner')
+  local running = userKey(prefix, owner, 'running')
+  redis.call('SREM', running, id)
+  redis.call('SREM', prefix .. 'instance:' .. instance .. ':calls', id)
+  redis.call('ZADD', KEYS[4], finishedAt, id)
+  for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
+  -- With nothing running, the owner's list lives as long as its longest-kept call.
+  if redis.call('SCARD', running) == 0 then
+    local calls = userKey(prefix, owner, 'calls')
+    local left = redis.call('PTTL', calls)
+    if left == -1 or (left >= 0 and left < ttl) then redis.call('PEXPIRE', calls, ttl) end
+  end
+  redis.call('PUBLISH', live, '${END_MESSAGE}')
+end
+`;
+
 /**
  * KEYS: call, user running, user calls, instance calls.
  * ARGV: maxRunning, callId, owner, username, server, tool, startedAt, instance.
@@ -61,21 +99,12 @@ return -1
  * Returns 1 when appended, 0 when the call is unknown, settled or another instance's, -1 when the
  * seq does not grow (checked before any write: a script that fails half way keeps its writes).
  */
-export const APPEND = `
+export const APPEND = `${LUA_CAP}
 if redis.call('HGET', KEYS[1], 'instance') ~= ARGV[1] then return 0 end
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 local seq = tonumber(ARGV[2])
 if seq <= tonumber(redis.call('HGET', KEYS[1], 'lastSeq')) then return -1 end
-local length = redis.call('XLEN', KEYS[2])
-if length > 0 and length >= tonumber(ARGV[5]) then
-  local oldest = redis.call('LPOP', KEYS[3])
-  if oldest then
-    redis.call('XDEL', KEYS[2], oldest .. '-0')
-  else
-    local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
-    redis.call('XDEL', KEYS[2], first[1][1])
-  end
-end
+makeRoom(KEYS[2], KEYS[3], tonumber(ARGV[5]))
 redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[4])
 if ARGV[3] == 'progress' then redis.call('RPUSH', KEYS[3], ARGV[2]) end
 redis.call('HSET', KEYS[1], 'lastSeq', ARGV[2])
@@ -88,24 +117,53 @@ return 1
  * ARGV: instance, status, response JSON, finishedAt, ttl ms, prefix, callId, live channel.
  * Returns 1 when settled, 0 when the call is unknown, settled or another instance's.
  */
-export const SETTLE = `${LUA_KEYS}
+export const SETTLE = `${LUA_SETTLE}
 if redis.call('HGET', KEYS[1], 'instance') ~= ARGV[1] then return 0 end
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
-local prefix, id, ttl = ARGV[6], ARGV[7], tonumber(ARGV[5])
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'response', ARGV[3], 'finishedAt', ARGV[4])
-local owner = redis.call('HGET', KEYS[1], 'owner')
-local running = userKey(prefix, owner, 'running')
-redis.call('SREM', running, id)
-redis.call('SREM', prefix .. 'instance:' .. ARGV[1] .. ':calls', id)
-redis.call('ZADD', KEYS[4], ARGV[4], id)
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
--- With nothing running, the owner's list lives as long as its longest-kept call.
-if redis.call('SCARD', running) == 0 then
-  local calls = userKey(prefix, owner, 'calls')
-  local left = redis.call('PTTL', calls)
-  if left == -1 or (left >= 0 and left < ttl) then redis.call('PEXPIRE', calls, ttl) end
+settleCall(ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
+return 1
+`;
+
+/**
+ * Ends a call of a dead instance as failed (the reaper: redis-reaper.ts). Fenced on the call
+ * being `instance`'s and running, and on that instance's liveness key being gone inside the same
+ * script: of two reapers only the first writes, and an instance that came back (a zombie whose
+ * heartbeat returned) keeps its calls. The event gets seq = lastSeq + 1 here, where lastSeq is
+ * known; then the call settles as settle does.
+ * KEYS: call, events, progress, calls:finished, the instance's liveness key, its calls set.
+ * ARGV: instance, failed event JSON (seq filled here), response JSON, finishedAt, ttl ms, prefix,
+ * callId, live channel, maxEvents.
+ * Returns 1 when reaped, 0 when the instance is alive or the call is not its running one (then the
+ * call leaves the instance's set, which no longer describes it).
+ */
+export const REAP = `${LUA_SETTLE}${LUA_CAP}
+if redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
+if redis.call('HGET', KEYS[1], 'instance') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'status') ~= 'running' then
+  redis.call('SREM', KEYS[6], ARGV[7])
+  return 0
 end
-redis.call('PUBLISH', ARGV[8], '${END_MESSAGE}')
+local seq = tonumber(redis.call('HGET', KEYS[1], 'lastSeq')) + 1
+local event = cjson.decode(ARGV[2])
+event.seq = seq
+local json = cjson.encode(event)
+makeRoom(KEYS[2], KEYS[3], tonumber(ARGV[9]))
+redis.call('XADD', KEYS[2], seq .. '-0', 'e', json)
+redis.call('HSET', KEYS[1], 'lastSeq', seq)
+redis.call('PUBLISH', ARGV[8], json)
+settleCall(ARGV[1], 'failed', ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
+return 1
+`;
+
+/**
+ * KEYS: the instance's liveness key, the instances set, its calls set. ARGV: instance.
+ * Forgets a dead instance once none of its calls is left; 1 when forgotten, 0 when it is alive
+ * again or a call joined its set meanwhile (the next round reaps it).
+ */
+export const FORGET_INSTANCE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('SCARD', KEYS[3]) > 0 then return 0 end
+redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
 return 1
 `;
 

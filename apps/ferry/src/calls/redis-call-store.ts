@@ -8,7 +8,9 @@
 // Connections: `redis` (commands) is borrowed and never closed here; the subscriber is opened
 // through `openSubscriber` on the first follow and closed by close().
 import { randomUUID } from 'node:crypto';
+import type { CallEvent, ToolCallResponse } from '@ferry/contract';
 import type { Redis } from 'ioredis';
+import { instanceKeys } from '../shared/redis-connection.js';
 import {
   type CallFollower,
   type CallListener,
@@ -27,6 +29,7 @@ import {
   instanceCallsKey,
   LIST,
   READ_FROM,
+  REAP,
   runScript,
   SETTLE,
   SWEEP,
@@ -51,7 +54,23 @@ export interface RedisCallStoreOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The `failed` event a reaper appends; its seq is the call's lastSeq + 1, known only in Redis. */
+export type ReapEvent = Omit<Extract<CallEvent, { type: 'failed' }>, 'seq'>;
+
 export interface RedisCallStore extends CallStore {
+  /**
+   * Ends a call of a dead instance (its liveness key is gone) as failed: appends `event`
+   * with the next seq and settles with `response`, fenced as append and settle are. true when this
+   * reaper ended it; false when the instance is alive again, or the call is not its running one
+   * (then the call leaves the instance's set: the reaper need not look at it again).
+   */
+  reap(
+    callId: string,
+    instance: string,
+    event: ReapEvent,
+    response: ToolCallResponse,
+    at: Date,
+  ): Promise<boolean>;
   /** Closes the subscriber connection; followers hear nothing more (not even `end`). */
   close(): Promise<void>;
 }
@@ -61,6 +80,10 @@ export function createRedisCallStore(options: RedisCallStoreOptions): RedisCallS
   const now = options.now ?? Date.now;
   const onError = options.onError ?? (() => {});
   const subscriptions = createChannelSubscriptions(options.openSubscriber, onError);
+
+  /** Milliseconds a call finished at `finishedAt` is still kept (at least 1: PEXPIRE refuses 0). */
+  const keptFor = (finishedAt: number) =>
+    Math.max(1, Math.ceil(finishedAt + limits.keepFinishedMinutes * 60_000 - now()));
 
   /** The call's status ('' when unknown) and its events from `after + 1`, read as one snapshot. */
   const readFrom = async (callId: string, after: number) => {
@@ -113,14 +136,52 @@ export function createRedisCallStore(options: RedisCallStoreOptions): RedisCallS
     async settle(callId, instance, response, at) {
       const keys = callKeys(prefix, callId);
       const finishedAt = at.getTime();
-      const ttl = Math.max(1, Math.ceil(finishedAt + limits.keepFinishedMinutes * 60_000 - now()));
       const result = (await runScript(
         redis,
         SETTLE,
         [keys.call, keys.events, keys.progress, finishedKey(prefix)],
-        [instance, response.status, JSON.stringify(response), finishedAt, ttl, prefix, callId, keys.live],
+        [
+          instance,
+          response.status,
+          JSON.stringify(response),
+          finishedAt,
+          keptFor(finishedAt),
+          prefix,
+          callId,
+          keys.live,
+        ],
       )) as number;
       if (result === 1) subscriptions.dispatch(keys.live, END_MESSAGE);
+      return result === 1;
+    },
+
+    async reap(callId, instance, event, response, at) {
+      const keys = callKeys(prefix, callId);
+      const finishedAt = at.getTime();
+      const result = (await runScript(
+        redis,
+        REAP,
+        [
+          keys.call,
+          keys.events,
+          keys.progress,
+          finishedKey(prefix),
+          instanceKeys(prefix).alive(instance),
+          instanceCallsKey(prefix, instance),
+        ],
+        [
+          instance,
+          JSON.stringify(event),
+          JSON.stringify(response),
+          finishedAt,
+          keptFor(finishedAt),
+          prefix,
+          callId,
+          keys.live,
+          limits.maxEventsPerCall,
+        ],
+      )) as number;
+      // This instance's followers hear the event and the end through Redis: the seq was made there.
       return result === 1;
     },
 

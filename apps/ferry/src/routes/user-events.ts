@@ -9,9 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
-import type { UserEventBody } from '../events/user-events.js';
+import type { UserEvent, UserEventBody } from '../events/user-events.js';
 import { errorResponses } from '../http/schemas.js';
-import { openSseStream } from '../http/sse.js';
+import { openSseStream, type SseStream } from '../http/sse.js';
 
 const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = {
   'POST /api/files': { type: 'files_changed', reason: 'uploaded', fileIds: [] },
@@ -26,7 +26,8 @@ export function announceFileChanges(api: FastifyInstance): void {
       reply.statusCode < 300 ? FILE_CHANGES[`${request.method} ${request.routeOptions.url}`] : undefined;
     if (change !== undefined) {
       const id = (request.params as { id?: string } | undefined)?.id;
-      api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds: id ? [id] : [] });
+      // Fire and forget: publish never rejects (a shared store logs its own failures).
+      void api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds: id ? [id] : [] });
     }
     done();
   });
@@ -54,13 +55,29 @@ export const userEventRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { owner } = identityOf(request);
       const from = request.headers['last-event-id'] ?? request.query.lastEventId;
-      const stream = openSseStream(reply);
-      // A new stream starts live; a reconnect catches up on what it missed.
-      if (from !== undefined) {
-        for (const event of userEvents.since(owner, Number(from))) stream.send(event.id, event.type, event);
+      // Following before the headers go out: a client that has them hears whatever happens from
+      // then on (with Redis, subscribing takes a round trip), and a failure is an error response.
+      // A new stream starts live; a reconnect catches up on what it missed. follow keeps the seam
+      // between the two without a gap or a repeat; what it replays comes before the stream opens.
+      let closed = false;
+      let unfollow = () => {};
+      reply.raw.once('close', () => {
+        closed = true;
+        unfollow();
+      });
+      let stream: SseStream | undefined;
+      const early: UserEvent[] = [];
+      unfollow = await userEvents.follow(owner, from === undefined ? undefined : Number(from), (event) => {
+        if (stream) stream.send(event.id, event.type, event);
+        else early.push(event);
+      });
+      // The client left while follow was being set up.
+      if (closed) {
+        unfollow();
+        return reply.hijack();
       }
-      const unsubscribe = userEvents.subscribe(owner, (event) => stream.send(event.id, event.type, event));
-      stream.onClose(unsubscribe);
+      stream = openSseStream(reply);
+      for (const event of early) stream.send(event.id, event.type, event);
     },
   );
 };

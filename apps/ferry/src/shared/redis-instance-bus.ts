@@ -37,7 +37,7 @@ import {
 
 /** @default 5 s; an instance is gone 3 heartbeats after its last one. */
 const DEFAULT_HEARTBEAT_MS = 5_000;
-const TTL_HEARTBEATS = 3;
+export const TTL_HEARTBEATS = 3;
 
 /** What the bus reports for logs and metrics; nothing here changes its behaviour. */
 export interface RedisInstanceBusObserver {

@@ -2,8 +2,10 @@
 // sessions will share its commands connection.
 import { createRedisCallStore, type RedisCallStore } from '../calls/redis-call-store.js';
 import type { RedisConfig } from '../config/app-config.js';
+import { createRedisUserEvents, type RedisUserEvents } from '../events/redis-user-events.js';
 import { openRedisConnection, redisDisplayName } from './redis-connection.js';
-import { createRedisInstanceBus } from './redis-instance-bus.js';
+import { createRedisInstanceBus, TTL_HEARTBEATS } from './redis-instance-bus.js';
+import { startRedisReaper } from './redis-reaper.js';
 import type { SharedState, SharedStateOptions } from './shared-state.js';
 
 export async function openRedisSharedState(
@@ -19,6 +21,19 @@ export async function openRedisSharedState(
     ...(options.observer ? { observer: options.observer } : {}),
   });
   const stores: RedisCallStore[] = [];
+  const userEvents: RedisUserEvents[] = [];
+  let reportError: (error: unknown) => void = () => {};
+  // Ends the calls of instances that died, every heartbeat (redis-reaper.ts).
+  const reaper = startRedisReaper({
+    redis: bus.redis,
+    prefix: config.prefix,
+    self: bus.id,
+    intervalMs: config.heartbeatMs,
+    silentMs: config.heartbeatMs * TTL_HEARTBEATS,
+    store: () => stores[0],
+    // A failed round is reported where the store's errors go (the next round tries again).
+    onError: (error) => reportError(error),
+  });
   return {
     instanceId: bus.id,
     createCallStore: ({ limits, now, onError }) => {
@@ -38,7 +53,25 @@ export async function openRedisSharedState(
         onError,
       });
       stores.push(store);
+      reportError = onError;
       return store;
+    },
+    createUserEvents: ({ now, onError }) => {
+      const events = createRedisUserEvents({
+        redis: bus.redis,
+        openSubscriber: () =>
+          openRedisConnection({
+            url: config.url,
+            role: 'subscriber',
+            name: `ferry:${bus.id}:events`,
+            onError,
+          }),
+        prefix: config.prefix,
+        now,
+        onError,
+      });
+      userEvents.push(events);
+      return events;
     },
     label: `Redis (${redisDisplayName(config.url)})`,
     bus,
@@ -56,8 +89,10 @@ export async function openRedisSharedState(
         }),
     },
     close: async () => {
+      await reaper.stop();
       // The stores' subscribers first: they borrow the bus's commands connection.
       await Promise.all(stores.map((store) => store.close().catch(() => undefined)));
+      await Promise.all(userEvents.map((events) => events.close().catch(() => undefined)));
       await bus.close();
     },
   };

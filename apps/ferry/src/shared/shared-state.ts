@@ -4,6 +4,7 @@
 // follows this file's static imports to check it).
 import type { CallStore, CallStoreLimits } from '../calls/call-store.js';
 import type { RedisConfig } from '../config/app-config.js';
+import type { UserEvents } from '../events/user-events.js';
 import type { ReadinessCheck } from '../ops/readiness.js';
 import type { InstanceBus } from './instance-bus.js';
 import type { RedisInstanceBusObserver } from './redis-instance-bus.js';
@@ -21,6 +22,8 @@ export interface SharedState {
    * what runs here. Closed with the shared state.
    */
   createCallStore(options: SharedCallStoreOptions): CallStore;
+  /** The users' event streams every instance publishes to and follows. Closed with the shared state. */
+  createUserEvents(options: SharedUserEventsOptions): UserEvents;
   /** Leaves the others (liveness key, instance set) and closes the connections. */
   close(): Promise<void>;
 }
@@ -29,6 +32,12 @@ export interface SharedCallStoreOptions {
   limits: CallStoreLimits;
   now: () => number;
   /** A follower that could not catch up after a reconnect, a malformed message. */
+  onError: (error: unknown) => void;
+}
+
+export interface SharedUserEventsOptions {
+  now: () => number;
+  /** A publish that failed, a follower that could not catch up after a reconnect. */
   onError: (error: unknown) => void;
 }
 

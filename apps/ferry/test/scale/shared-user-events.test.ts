@@ -1,0 +1,131 @@
+// The user's event stream across two instances sharing Redis (issue 22): what happens on A (an
+// upload, a rename, a call) shows on B's GET /api/events and the other way round, with one id
+// sequence per user however the two publish, and a reconnect on either replays from the shared
+// stream. Each test has a user of its own, so its ids start at 1.
+import { get, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
+import { asUser, http, uploadOk } from '../support/start-app.js';
+import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+
+interface UserEventJson {
+  id: number;
+  at: string;
+  type: 'call' | 'files_changed';
+  reason?: string;
+  fileIds?: string[];
+  event?: { type: string; callId: string; seq: number };
+}
+
+let cluster: TestCluster;
+let a: string;
+let b: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  a = cluster.instances[0]?.url as string;
+  b = cluster.instances[1]?.url as string;
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.close();
+});
+
+function openStream(base: string, headers: Record<string, string>): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    get(new URL('/api/events', base), { headers }, resolve).on('error', reject);
+  });
+}
+
+/** Events until `until` says so (then the connection is dropped). */
+function collect(response: IncomingMessage, until: (all: UserEventJson[]) => boolean) {
+  expect(response.statusCode).toBe(200);
+  const events: UserEventJson[] = [];
+  return parseStream(response, (event: SseEvent) => {
+    const body = JSON.parse(event.data) as UserEventJson;
+    expect(event.id).toBe(String(body.id));
+    expect(event.event).toBe(body.type);
+    events.push(body);
+    if (until(events)) response.destroy();
+  })
+    .catch(() => undefined)
+    .then(() => events);
+}
+
+const uploads = (all: UserEventJson[]) =>
+  all.filter((e) => e.type === 'files_changed' && e.reason === 'uploaded');
+
+describe('user events shared through Redis', () => {
+  it('an upload and a rename through A reach the stream on B', async () => {
+    const user = asUser('carol');
+    const onB = collect(await openStream(b, user), (all) => all.some((e) => e.reason === 'renamed'));
+    // B's stream is following once its headers are out: what A publishes from now on reaches it.
+    let file: { id: string } | undefined;
+    const renamedOnA = async () => {
+      file = await uploadOk(a, 'sales.csv', 'region,sales\nNorth,1\n', user);
+      const renamed = await http(a, `/api/files/${file.id}`, {
+        method: 'PATCH',
+        headers: { ...user, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'q3.csv' }),
+      });
+      expect(renamed.status).toBe(200);
+    };
+    await renamedOnA();
+    const events = await onB;
+    expect(events).toEqual([
+      expect.objectContaining({ id: 1, type: 'files_changed', reason: 'uploaded', fileIds: [] }),
+      expect.objectContaining({ id: 2, type: 'files_changed', reason: 'renamed', fileIds: [file?.id] }),
+    ]);
+  });
+
+  it("a call started on B shows on A's stream, every event of it once and in order", async () => {
+    const user = asUser('dave');
+    const onA = collect(await openStream(a, user), (all) =>
+      all.some((e) => e.type === 'call' && e.event?.type === 'finished'),
+    );
+    const started = await http(b, '/api/calls', {
+      method: 'POST',
+      headers: { ...user, 'content-type': 'application/json' },
+      body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds: 0.2, steps: 2 } }),
+    });
+    expect(started.status, started.text).toBe(202);
+    const { callId } = started.json<{ callId: string }>();
+    const calls = (await onA).filter((e) => e.type === 'call');
+    expect(calls.every((e) => e.event?.callId === callId)).toBe(true);
+    const seqs = calls.map((e) => e.event?.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    expect(calls[0]?.event?.type).toBe('started');
+    expect(calls.filter((e) => e.event?.type === 'progress')).toHaveLength(2);
+    expect(calls.at(-1)?.event?.type).toBe('finished');
+  });
+
+  it('publishes racing on A and B get one growing id sequence, the same on both; a reconnect replays the rest', async () => {
+    const user = asUser('erin');
+    const COUNT = 8;
+    const onA = collect(await openStream(a, user), (all) => uploads(all).length >= COUNT);
+    const onB = collect(await openStream(b, user), (all) => uploads(all).length >= COUNT);
+    await Promise.all(
+      Array.from({ length: COUNT }, (_, i) => uploadOk(i % 2 ? b : a, `f${i}.txt`, String(i), user)),
+    );
+    const [seenOnA, seenOnB] = [await onA, await onB];
+    // Consecutive ids from 1, none repeated, in the same order on both instances.
+    const ids = seenOnA.map((e) => e.id);
+    expect(ids).toEqual(Array.from({ length: COUNT }, (_, i) => i + 1));
+    expect(seenOnB.map((e) => e.id)).toEqual(ids);
+    expect(seenOnB.map((e) => e.at)).toEqual(seenOnA.map((e) => e.at));
+
+    // Reconnect on A from the third: exactly the later ones, then the live one, no repeat.
+    const from = 3;
+    const last = COUNT;
+    const again = await openStream(a, { ...user, 'last-event-id': String(from) });
+    const replayed = collect(again, (all) => all.some((e) => e.id > last));
+    await uploadOk(b, 'after.txt', 'y', user);
+    const replayedEvents = await replayed;
+    // The same events as they went out live, body and time.
+    expect(replayedEvents.slice(0, last - from)).toEqual(seenOnA.slice(from));
+    expect(replayedEvents.map((e) => e.id)).toEqual([
+      ...Array.from({ length: last - from }, (_, i) => from + 1 + i),
+      last + 1,
+    ]);
+  });
+});
