@@ -3,7 +3,7 @@
 // Last-Event-ID, and one user's calls hidden from another.
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
+import { collectSse, openSse } from '../support/sse.js';
 import {
   ALICE,
   BOB,
@@ -47,29 +47,15 @@ async function startCall(body: unknown, headers: Record<string, string> = ALICE)
 }
 
 function openEvents(callId: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    get(new URL(`/api/calls/${callId}/events`, t.url), { headers: { ...ALICE, ...headers } }, resolve).on(
-      'error',
-      reject,
-    );
-  });
+  return openSse(t.url, `/api/calls/${callId}/events`, { ...ALICE, ...headers });
 }
 
 /** Reads events until `stop` says so (or the stream ends); then drops the connection. */
-async function readEvents(
+function readEvents(
   response: IncomingMessage,
-  stop: (event: CallEventJson, all: CallEventJson[]) => boolean = () => false,
+  stop?: (event: CallEventJson, all: CallEventJson[]) => boolean,
 ): Promise<CallEventJson[]> {
-  const events: CallEventJson[] = [];
-  const done = parseStream(response, (event: SseEvent) => {
-    const body = JSON.parse(event.data) as CallEventJson;
-    expect(event.id).toBe(String(body.seq));
-    expect(event.event).toBe(body.type);
-    events.push(body);
-    if (stop(body, events)) response.destroy();
-  }).catch(() => undefined);
-  await done;
-  return events;
+  return collectSse(response, (event) => event.seq, stop);
 }
 
 async function outcome(callId: string, headers: Record<string, string> = ALICE) {

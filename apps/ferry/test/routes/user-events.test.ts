@@ -1,8 +1,9 @@
 // GET /api/events: one stream per user with every event of their calls and every change to their
 // files, over real HTTP against the example servers; another user's stream stays silent.
-import { get, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
+import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, BOB, http, PROXY_AUTH, startTestApp, type TestApp, uploadOk } from '../support/start-app.js';
 
 const CSV = 'region,sales\nNorth,120\nSouth,80\n';
@@ -22,23 +23,19 @@ interface UserEventJson {
 }
 
 function openStream(headers: Record<string, string>): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    get(new URL('/api/events', t.url), { headers }, resolve).on('error', reject);
-  });
+  return openSse(t.url, '/api/events', headers);
 }
 
 /** Collects events until `until` says so. */
-function collect(response: IncomingMessage, until: (all: UserEventJson[]) => boolean) {
-  const events: UserEventJson[] = [];
-  return parseStream(response, (event: SseEvent) => {
-    const body = JSON.parse(event.data) as UserEventJson;
-    expect(event.id).toBe(String(body.id));
-    expect(event.event).toBe(body.type);
-    events.push(body);
-    if (until(events)) response.destroy();
-  })
-    .catch(() => undefined)
-    .then(() => events);
+function collect(
+  response: IncomingMessage,
+  until: (all: UserEventJson[]) => boolean,
+): Promise<UserEventJson[]> {
+  return collectSse(
+    response,
+    (event) => event.id,
+    (_event, all) => until(all),
+  );
 }
 
 describe('GET /api/events', () => {

@@ -5,12 +5,12 @@
 // a follower on B gets the `failed` event with the next seq, and GET on B says failed. Not a real
 // process killed (that needs `ferry start` in a child, with its own config): the ghost stands for
 // one.
-import { get, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRedisCallStore, type RedisCallStore } from '../../src/calls/redis-call-store.js';
-import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
 import { closeRedisConnection, instanceKeys } from '../../src/shared/redis-connection.js';
+import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, http, settledCall } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
 
@@ -51,19 +51,11 @@ interface EventJson {
 }
 
 function openEvents(base: string, callId: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    get(new URL(`/api/calls/${callId}/events`, base), { headers: ALICE }, resolve).on('error', reject);
-  });
+  return openSse(base, `/api/calls/${callId}/events`, ALICE);
 }
 
-async function readEvents(response: IncomingMessage): Promise<EventJson[]> {
-  const events: EventJson[] = [];
-  await parseStream(response, (event: SseEvent) => {
-    const body = JSON.parse(event.data) as EventJson;
-    expect(event.id).toBe(String(body.seq));
-    events.push(body);
-  });
-  return events;
+function readEvents(response: IncomingMessage): Promise<EventJson[]> {
+  return collectSse(response, (event) => event.seq);
 }
 
 it("ends a dead instance's call as failed: followed on B, read on B, its slot free", async () => {

@@ -1,9 +1,9 @@
 // Calls across two instances sharing Redis (issue 22): a call started on A is read, listed and
 // followed on B, replayed there by Last-Event-ID, and cancelled through B (the cancel travels to
 // A, which runs it); the running limit holds across both.
-import { get, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
+import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, http, settledCall } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
 
@@ -46,27 +46,12 @@ function openEvents(
   callId: string,
   headers: Record<string, string> = {},
 ): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    get(new URL(`/api/calls/${callId}/events`, base), { headers: { ...ALICE, ...headers } }, resolve).on(
-      'error',
-      reject,
-    );
-  });
+  return openSse(base, `/api/calls/${callId}/events`, { ...ALICE, ...headers });
 }
 
 /** Events until the stream ends, or until `stop` says so (then the connection is dropped). */
-async function readEvents(
-  response: IncomingMessage,
-  stop: (event: EventJson) => boolean = () => false,
-): Promise<EventJson[]> {
-  const events: EventJson[] = [];
-  await parseStream(response, (event: SseEvent) => {
-    const body = JSON.parse(event.data) as EventJson;
-    expect(event.id).toBe(String(body.seq));
-    events.push(body);
-    if (stop(body)) response.destroy();
-  }).catch(() => undefined);
-  return events;
+function readEvents(response: IncomingMessage, stop?: (event: EventJson) => boolean): Promise<EventJson[]> {
+  return collectSse(response, (event) => event.seq, stop);
 }
 
 describe('calls shared through Redis', () => {

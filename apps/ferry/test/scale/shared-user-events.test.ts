@@ -2,9 +2,9 @@
 // upload, a rename, a call) shows on B's GET /api/events and the other way round, with one id
 // sequence per user however the two publish, and a reconnect on either replays from the shared
 // stream. Each test has a user of its own, so its ids start at 1.
-import { get, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStream, type SseEvent } from '../../src/cli/sse-reader.js';
+import { collectSse, openSse } from '../support/sse.js';
 import { asUser, http, uploadOk } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
 
@@ -32,24 +32,20 @@ afterAll(async () => {
 });
 
 function openStream(base: string, headers: Record<string, string>): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    get(new URL('/api/events', base), { headers }, resolve).on('error', reject);
-  });
+  return openSse(base, '/api/events', headers);
 }
 
 /** Events until `until` says so (then the connection is dropped). */
-function collect(response: IncomingMessage, until: (all: UserEventJson[]) => boolean) {
+function collect(
+  response: IncomingMessage,
+  until: (all: UserEventJson[]) => boolean,
+): Promise<UserEventJson[]> {
   expect(response.statusCode).toBe(200);
-  const events: UserEventJson[] = [];
-  return parseStream(response, (event: SseEvent) => {
-    const body = JSON.parse(event.data) as UserEventJson;
-    expect(event.id).toBe(String(body.id));
-    expect(event.event).toBe(body.type);
-    events.push(body);
-    if (until(events)) response.destroy();
-  })
-    .catch(() => undefined)
-    .then(() => events);
+  return collectSse(
+    response,
+    (event) => event.id,
+    (_event, all) => until(all),
+  );
 }
 
 const uploads = (all: UserEventJson[]) =>
