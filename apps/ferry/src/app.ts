@@ -162,6 +162,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const calls = createCallRegistry({
     callTool: (request, emit) => host.callTool(request, emit),
     limits: config.calls,
+    answerElicitation: (answer) => host.answerElicitation(answer),
     redact,
     now,
     onError: (error, callId) => app.log.error({ err: error, callId }, 'tool call crashed'),
@@ -174,6 +175,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       instance: deps.shared.instanceId,
       bus: deps.shared.bus,
     }),
+      reapGone: deps.shared.reapGone,
     onEvent: (record, event) => {
       // A server that cannot start (or died under the call) is the operator's business: one
       // line each time, its reason without a stack (the server's own stderr is logged apart).

@@ -5,12 +5,19 @@
 // (call-store.ts), in memory by default. Kept here, because they cannot leave the process: each
 // running call's AbortController and promise, and its local listeners, called synchronously
 // with each event (the chat's registry-host subscribes right after `start` and must miss none).
-import { type CallEvent, errorEnvelope, type ToolCallResponse } from '@ferry/contract';
-import { answerFromError, type ToolCallRequest } from '@ferry/host';
+import {
+  type CallEvent,
+  type ElicitationAnswer,
+  ElicitationAnswerSchema,
+  errorEnvelope,
+  IdSchema,
+  type ToolCallResponse,
+} from '@ferry/contract';
+import { answerFromError, type ElicitationAnswerRequest, type ToolCallRequest } from '@ferry/host';
 import { z } from 'zod';
 import type { CallsConfig } from '../config/app-config.js';
 import type { PathRedactor } from '../http/redact-paths.js';
-import type { InstanceBus } from '../shared/instance-bus.js';
+import { type InstanceBus, InstanceGoneError } from '../shared/instance-bus.js';
 import type { CallListener, CallSnapshot, CallStore } from './call-store.js';
 import { createMemoryCallStore } from './memory-call-store.js';
 
@@ -43,6 +50,11 @@ export interface CallRegistry {
   list(owner: string): Promise<CallSnapshot[]>;
   /** Asks a running call to stop; false when it had already settled. */
   cancel(call: CallSnapshot): Promise<boolean>;
+  /**
+   * Answers a question the call's server asked, on the instance running the call. False: no such
+   * open question. Throws the host's FerryError when the answer does not fit the form.
+   */
+  answer(call: CallSnapshot, elicitationId: string, answer: ElicitationAnswer): Promise<boolean>;
   /** Kept events with seq > `after`, oldest first. */
   eventsAfter(callId: string, after: number): Promise<CallEvent[]>;
   /** Kept events with seq > `after`, then the live ones, then `end()` (CallStore.follow). */
@@ -54,7 +66,7 @@ export interface CallRegistry {
   subscribe(callId: string, listener: LocalCallListener): () => void;
   /** Resolves (never rejects) once the call has settled, or at once when it is unknown. */
   settled(callId: string): Promise<void>;
-  /** Forgets settled calls past their retention. */
+  /** Forgets settled calls past their retention (the maintenance tick; the count cap holds always). */
   sweep(): Promise<void>;
   /**
    * Resolves true once no call runs here, false when `deadline` (epoch ms) comes first. Calls
@@ -67,6 +79,8 @@ export interface CallRegistry {
 
 export interface CallRegistryOptions {
   callTool(request: ToolCallRequest, emit: (event: CallEvent) => void): Promise<ToolCallResponse>;
+  /** The host's, for the questions of calls running here. @default none: every answer finds no question */
+  answerElicitation?: (answer: ElicitationAnswerRequest) => Promise<boolean>;
   limits: CallsConfig;
   redact: PathRedactor;
   now?: () => number;
@@ -82,12 +96,27 @@ export interface CallRegistryOptions {
    * theirs of calls running here arrive through it. @default none: every call is this instance's
    */
   bus?: InstanceBus;
+  /**
+   * Ends the calls of instances that are gone (scale mode's reaper, one round now). Run when a
+   * cancel or an answer finds the call's instance gone, so the call ends at once instead of at
+   * the next heartbeat. @default none
+   */
+  reapGone?: () => Promise<unknown>;
 }
 
 /** What one instance asks another to cancel (InstanceBus request kind), and its answer. */
 const CANCEL_REQUEST = 'call.cancel';
 const CancelRequest = z.object({ callId: z.string().min(1).max(200) });
 const CancelAnswer = z.object({ cancelled: z.boolean() });
+/** An answer to a question a call running on another instance asked, and that instance's verdict. */
+const ANSWER_REQUEST = 'call.answer';
+const AnswerRequest = z.object({
+  callId: IdSchema,
+  owner: z.string().min(1).max(200),
+  elicitationId: IdSchema,
+  answer: ElicitationAnswerSchema,
+});
+const AnswerAnswer = z.object({ answered: z.boolean() });
 
 /** The instance name of an embedded Ferry (memory store): every call is its own. */
 const LOCAL_INSTANCE = 'local';
@@ -191,15 +220,46 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
     entry.controller.abort(new Error('cancelled by the user'));
     return true;
   };
+  const answerHere = async (
+    call: { callId: string; owner: string },
+    elicitationId: string,
+    answer: ElicitationAnswer,
+  ) =>
+    options.answerElicitation
+      ? options.answerElicitation({ callId: call.callId, owner: call.owner, elicitationId, ...answer })
+      : false;
   // The route checked the owner before it asked; the id alone names the call here.
   options.bus?.handle(CANCEL_REQUEST, async (payload) => ({
     cancelled: cancelHere(CancelRequest.parse(payload).callId),
   }));
+  // The owner travels with the answer: the host checks it against the question's user again.
+  options.bus?.handle(ANSWER_REQUEST, async (payload) => {
+    const { callId, owner, elicitationId, answer } = AnswerRequest.parse(payload);
+    return { answered: await answerHere({ callId, owner }, elicitationId, answer) };
+  });
+
+  /**
+   * Asks the instance running `call`. When that instance is gone, its calls are reaped now (they
+   * end as failed) and `whenGone` is the answer: there is nothing left to cancel or answer.
+   */
+  const askOwner = async <T>(
+    call: CallSnapshot,
+    kind: string,
+    payload: unknown,
+    whenGone: T,
+  ): Promise<unknown> => {
+    if (!options.bus) return whenGone;
+    try {
+      return await options.bus.request(call.instance, kind, payload);
+    } catch (error) {
+      if (!(error instanceof InstanceGoneError) || error.reason !== 'instance_gone') throw error;
+      await options.reapGone?.();
+      return whenGone;
+    }
+  };
 
   const registry: CallRegistry = {
     async start(input) {
-      // Before the create: a sweep that fails leaves nothing recorded and nothing running.
-      await registry.sweep();
       const call = await store.create(
         {
           owner: input.owner,
@@ -248,11 +308,14 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
     async cancel(call) {
       if (call.instance === instance) return cancelHere(call.callId);
       // Only the instance running a call can abort it: ask it.
-      if (!options.bus) return false;
-      const answer = CancelAnswer.parse(
-        await options.bus.request(call.instance, CANCEL_REQUEST, { callId: call.callId }),
-      );
-      return answer.cancelled;
+      const answer = await askOwner(call, CANCEL_REQUEST, { callId: call.callId }, { cancelled: false });
+      return CancelAnswer.parse(answer).cancelled;
+    },
+    async answer(call, elicitationId, answer) {
+      if (call.instance === instance) return answerHere(call, elicitationId, answer);
+      // The question waits in the memory of the instance running the call: the answer goes there.
+      const payload = { callId: call.callId, owner: call.owner, elicitationId, answer };
+      return AnswerAnswer.parse(await askOwner(call, ANSWER_REQUEST, payload, { answered: false })).answered;
     },
     eventsAfter: (callId, after) => store.eventsAfter(callId, after),
     follow: (callId, after, listener) => store.follow(callId, after, listener),

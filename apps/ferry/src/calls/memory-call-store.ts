@@ -30,6 +30,12 @@ export function createMemoryCallStore(options: MemoryCallStoreOptions): CallStor
   const now = options.now ?? Date.now;
   const { limits } = options;
   const calls = new Map<string, Kept>();
+  // Settled calls by finish time, oldest first: retention forgets from the front, so neither the
+  // cap nor the sweep sorts or scans the running calls (a settle is appended, or nearly).
+  const finished: { callId: string; at: number }[] = [];
+  const forgetOldest = (count: number) => {
+    for (const { callId } of finished.splice(0, count)) calls.delete(callId);
+  };
   const ours = (callId: string, instance: string) => {
     const kept = calls.get(callId);
     return kept && kept.call.status === 'running' && kept.call.instance === instance ? kept : undefined;
@@ -66,6 +72,11 @@ export function createMemoryCallStore(options: MemoryCallStoreOptions): CallStor
       kept.call.finishedAt = at;
       for (const follower of kept.followers) follower.end();
       kept.followers.clear();
+      let index = finished.length;
+      while (index > 0 && (finished[index - 1]?.at ?? 0) > at.getTime()) index -= 1;
+      finished.splice(index, 0, { callId, at: at.getTime() });
+      // The cap holds at every settle, not only at the maintenance tick.
+      forgetOldest(finished.length - limits.maxKeptCalls);
       return true;
     },
     async get(owner, callId) {
@@ -93,13 +104,8 @@ export function createMemoryCallStore(options: MemoryCallStoreOptions): CallStor
     },
     async sweep() {
       const cutoff = now() - limits.keepFinishedMinutes * 60_000;
-      const settled = [...calls.values()]
-        .filter((c) => c.call.finishedAt !== undefined)
-        .sort((a, b) => (a.call.finishedAt?.getTime() ?? 0) - (b.call.finishedAt?.getTime() ?? 0));
-      const excess = Math.max(0, settled.length - limits.maxKeptCalls);
-      settled.forEach((c, index) => {
-        if (index < excess || (c.call.finishedAt?.getTime() ?? 0) < cutoff) calls.delete(c.call.callId);
-      });
+      const expired = finished.findIndex((entry) => entry.at >= cutoff);
+      forgetOldest(expired === -1 ? finished.length : expired);
     },
   };
 }

@@ -12,7 +12,7 @@ import { errorResponses } from '../http/schemas.js';
 const ParamsSchema = z.object({ id: IdSchema, elicitationId: IdSchema });
 
 export const callElicitationRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { calls, host } = app.ferry;
+  const { calls } = app.ferry;
 
   app.post(
     '/calls/:id/elicitations/:elicitationId',
@@ -30,8 +30,10 @@ export const callElicitationRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { owner } = identityOf(request);
       const { id, elicitationId } = request.params;
-      if (!(await calls.get(owner, id))) throw notFound('No such call', { callId: id });
-      const answered = await host.answerElicitation({ callId: id, elicitationId, owner, ...request.body });
+      const call = await calls.get(owner, id);
+      if (!call) throw notFound('No such call', { callId: id });
+      // Answered where the call runs (another instance in scale mode), with the same verdicts.
+      const answered = await calls.answer(call, elicitationId, request.body);
       if (!answered) throw notFound('No open question with this id', { callId: id, elicitationId });
       return { answered: true as const };
     },

@@ -73,6 +73,7 @@ export async function openRedisSharedState(
       userEvents.push(events);
       return events;
     },
+    reapGone: () => reaper.sweep(),
     label: `Redis (${redisDisplayName(config.url)})`,
     bus,
     readiness: {

@@ -24,6 +24,8 @@ export interface SharedState {
   createCallStore(options: SharedCallStoreOptions): CallStore;
   /** The users' event streams every instance publishes to and follows. Closed with the shared state. */
   createUserEvents(options: SharedUserEventsOptions): UserEvents;
+  /** Ends the running calls of instances that are gone, now (else the next heartbeat does). */
+  reapGone(): Promise<number>;
   /** Leaves the others (liveness key, instance set) and closes the connections. */
   close(): Promise<void>;
 }

@@ -34,6 +34,11 @@ export interface StartTestClusterOptions {
    * as `FERRY_REDIS_URL` gives it. false: storage is all they share. @default true
    */
   sharedState?: boolean;
+  /**
+   * The shared state's heartbeat (the reaper's round too). @default 200 ms: a stopped instance
+   * counts as gone within a second
+   */
+  heartbeatMs?: number;
   /** More of one instance's parts (its shared state, once there is one), by its index. */
   deps?: (parts: {
     index: number;
@@ -74,9 +79,13 @@ export async function startTestCluster(options: StartTestClusterOptions = {}): P
     for (let index = 0; index < count; index++) {
       let shared: SharedState | undefined;
       if (options.sharedState !== false) {
-        // A short heartbeat: a stopped instance counts as gone within a second.
         shared = await createSharedState({
-          redis: { url: redis.url, prefix: redis.prefix, heartbeatMs: 200, requestTimeoutMs: 5_000 },
+          redis: {
+            url: redis.url,
+            prefix: redis.prefix,
+            heartbeatMs: options.heartbeatMs ?? 200,
+            requestTimeoutMs: 5_000,
+          },
         });
         const opened = shared;
         if (opened) started.push({ close: () => opened.close() });
