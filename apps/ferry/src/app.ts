@@ -143,6 +143,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     idleMinutes: config.sessions.idleMinutes,
     now,
     // The servers marked `start: "session"` start while the user uploads or types.
+    ...(deps.shared && {
+      activity: deps.shared.createSessionActivity({
+        onError: (error) => app.log.warn({ err: error }, 'shared session activity'),
+      }),
+    }),
     onOpened: (user) => {
       void host.startSessionServers?.(user.username).then((starts) => {
         for (const start of starts) {

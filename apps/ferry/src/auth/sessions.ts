@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { FerryError } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { Identity } from './authenticate.js';
+import { localSessionActivity, type SessionActivity } from './session-activity.js';
 
 export const SESSION_HEADER = 'x-ferry-session';
 const SESSION_ID = /^[A-Za-z0-9_-]{8,128}$/;
@@ -47,6 +48,11 @@ export interface SessionsOptions {
   now?: () => number;
   /** A session this instance had not seen opened (not on `touch`, not for a known one). */
   onOpened?: (user: Identity) => void;
+  /**
+   * What other instances saw of the sessions (scale mode): a session is ended as idle only when
+   * no instance used it within the idle time. @default localSessionActivity (this instance only)
+   */
+  activity?: SessionActivity;
 }
 
 function isSessionId(value: unknown): value is string {
@@ -66,8 +72,21 @@ export function checkSessionId(value: unknown): string | undefined {
 export function createSessions(options: SessionsOptions): Sessions {
   const now = options.now ?? Date.now;
   const idleMs = options.idleMinutes * 60_000;
-  /** Session key → when it was last used, and whose it is. */
-  const lastSeen = new Map<string, { at: number; username: string }>();
+  const activity = options.activity ?? localSessionActivity;
+  // How stale the shared last use may be: a small part of the idle time, at most a minute.
+  const shareEveryMs = Math.min(60_000, idleMs / 4);
+  /** Session key → when it was last used here, when that was last shared, and whose it is. */
+  const lastSeen = new Map<string, { at: number; sharedAt: number; username: string }>();
+  const use = (key: string, username: string) => {
+    const at = now();
+    const entry = lastSeen.get(key) ?? { at, sharedAt: Number.NEGATIVE_INFINITY, username };
+    entry.at = at;
+    lastSeen.set(key, entry);
+    if (at - entry.sharedAt >= shareEveryMs) {
+      entry.sharedAt = at;
+      activity.record(key, at);
+    }
+  };
   const keyOf = (owner: string, id: string) => `${owner}:${id}`;
   const ref = (owner: string, id: string): SessionRef => ({
     id,
@@ -80,17 +99,18 @@ export function createSessions(options: SessionsOptions): Sessions {
       const sessionId = id ?? randomUUID();
       const key = keyOf(user.owner, sessionId);
       const known = lastSeen.has(key);
-      lastSeen.set(key, { at: now(), username: user.username });
+      use(key, user.username);
       if (!known) options.onOpened?.(user);
       return ref(user.owner, sessionId);
     },
     touch(user, id) {
-      const seen = lastSeen.get(keyOf(user.owner, id));
-      if (seen) seen.at = now();
+      const key = keyOf(user.owner, id);
+      if (lastSeen.has(key)) use(key, user.username);
     },
     async end(user, id) {
       const key = keyOf(user.owner, id);
       lastSeen.delete(key);
+      await activity.forget(key);
       return options.files.endSession(key);
     },
     liveUsers() {
@@ -102,13 +122,19 @@ export function createSessions(options: SessionsOptions): Sessions {
     },
     async expire() {
       const cutoff = now() - idleMs;
-      const ended = [...lastSeen].filter(([, seen]) => seen.at <= cutoff).map(([key]) => key);
-      for (const key of ended) lastSeen.delete(key);
+      // Idle here: this instance lets go of it, and ends it unless another instance used it since.
+      const idleHere = [...lastSeen].filter(([, seen]) => seen.at <= cutoff).map(([key]) => key);
+      for (const key of idleHere) lastSeen.delete(key);
       let deleted = 0;
-      for (const key of ended) deleted += await options.files.endSession(key);
-      for (const key of await options.files.idleSessions(new Date(cutoff))) {
-        if (!lastSeen.has(key)) deleted += await options.files.endSession(key);
+      for (const key of idleHere) {
+        if (await activity.claimIdle(key, cutoff)) deleted += await options.files.endSession(key);
       }
+      for (const key of await options.files.idleSessions(new Date(cutoff))) {
+        if (!lastSeen.has(key) && (await activity.claimIdle(key, cutoff))) {
+          deleted += await options.files.endSession(key);
+        }
+      }
+      await activity.prune(cutoff);
       return deleted;
     },
     get size() {

@@ -1,5 +1,6 @@
 // Scale mode's shared state: so far the instance bus over Redis; the call store, user events and
 // sessions will share its commands connection.
+import { createRedisSessionActivity } from '../auth/redis-session-activity.js';
 import { createRedisCallStore, type RedisCallStore } from '../calls/redis-call-store.js';
 import type { RedisConfig } from '../config/app-config.js';
 import { createRedisUserEvents, type RedisUserEvents } from '../events/redis-user-events.js';
@@ -73,6 +74,8 @@ export async function openRedisSharedState(
       userEvents.push(events);
       return events;
     },
+    createSessionActivity: ({ onError }) =>
+      createRedisSessionActivity({ redis: bus.redis, prefix: config.prefix, onError }),
     reapGone: () => reaper.sweep(),
     label: `Redis (${redisDisplayName(config.url)})`,
     bus,

@@ -2,6 +2,7 @@
 // (undefined: every part keeps its in-memory implementation), the Redis parts when `redis` is set.
 // The Redis module is imported only then, so the embedded start never loads ioredis (a test
 // follows this file's static imports to check it).
+import type { SessionActivity } from '../auth/session-activity.js';
 import type { CallStore, CallStoreLimits } from '../calls/call-store.js';
 import type { RedisConfig } from '../config/app-config.js';
 import type { UserEvents } from '../events/user-events.js';
@@ -24,6 +25,8 @@ export interface SharedState {
   createCallStore(options: SharedCallStoreOptions): CallStore;
   /** The users' event streams every instance publishes to and follows. Closed with the shared state. */
   createUserEvents(options: SharedUserEventsOptions): UserEvents;
+  /** When each session was last used on any instance (expiry asks before it ends one). */
+  createSessionActivity(options: { onError: (error: unknown) => void }): SessionActivity;
   /** Ends the running calls of instances that are gone, now (else the next heartbeat does). */
   reapGone(): Promise<number>;
   /** Leaves the others (liveness key, instance set) and closes the connections. */
