@@ -54,8 +54,10 @@ import { announceFileChanges, userEventRoutes } from './routes/user-events.js';
 import { userRoutes } from './routes/users.js';
 import { webRoutes } from './routes/web.js';
 import type { AppHost, FerryServices } from './services.js';
+import { createMemoryInstanceBus } from './shared/instance-bus.js';
 import type { SharedState } from './shared/shared-state.js';
 import { FERRY_VERSION, type FerryStatus, unknownStatus } from './status.js';
+import { handleUserDeletions } from './users/delete-user.js';
 import { NO_WORKSPACES, type WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
 export interface AppDeps {
@@ -142,12 +144,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     files: deps.files,
     idleMinutes: config.sessions.idleMinutes,
     now,
-    // The servers marked `start: "session"` start while the user uploads or types.
     ...(deps.shared && {
       activity: deps.shared.createSessionActivity({
         onError: (error) => app.log.warn({ err: error }, 'shared session activity'),
       }),
     }),
+    // The servers marked `start: "session"` start while the user uploads or types.
     onOpened: (user) => {
       void host.startSessionServers?.(user.username).then((starts) => {
         for (const start of starts) {
@@ -166,8 +168,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     : createUserEvents({ now });
   const calls = createCallRegistry({
     callTool: (request, emit) => host.callTool(request, emit),
-    limits: config.calls,
     answerElicitation: (answer) => host.answerElicitation(answer),
+    limits: config.calls,
     redact,
     now,
     onError: (error, callId) => app.log.error({ err: error, callId }, 'tool call crashed'),
@@ -179,8 +181,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       }),
       instance: deps.shared.instanceId,
       bus: deps.shared.bus,
-    }),
       reapGone: deps.shared.reapGone,
+    }),
     onEvent: (record, event) => {
       // A server that cannot start (or died under the call) is the operator's business: one
       // line each time, its reason without a stack (the server's own stderr is logged apart).
@@ -230,8 +232,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       ...(deps.shared ? [deps.shared.readiness] : []),
     ]),
     drain,
+    bus: deps.shared?.bus ?? createMemoryInstanceBus(),
   };
   app.decorate('ferry', services);
+  handleUserDeletions(services);
   installErrorHandler(app, redact);
   installBodyIdleTimeout(app.server, {
     idleMs: config.server.bodyIdleTimeoutMs,

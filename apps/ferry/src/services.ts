@@ -13,6 +13,7 @@ import type { PathRedactor } from './http/redact-paths.js';
 import type { Drain } from './ops/drain.js';
 import type { AppMetrics } from './ops/metrics.js';
 import type { Readiness } from './ops/readiness.js';
+import type { InstanceBus } from './shared/instance-bus.js';
 import type { FerryStatus } from './status.js';
 import type { WorkspaceJanitor } from './workspaces/workspace-janitor.js';
 
@@ -48,6 +49,8 @@ export interface FerryServices {
   metrics: AppMetrics;
   /** The checks of GET /readyz; a part Ferry comes to depend on registers its own. */
   readiness: Readiness;
+  /** The other Ferry instances (scale mode); the embedded default's is this instance alone. */
+  bus: InstanceBus;
   /** The graceful stop: new work refused, running calls and uploads given time (ops/drain.ts). */
   drain: Drain;
 }

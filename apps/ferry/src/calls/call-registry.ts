@@ -64,6 +64,11 @@ export interface CallRegistry {
    * that is not running here ends at once.
    */
   subscribe(callId: string, listener: LocalCallListener): () => void;
+  /**
+   * Cancels every call of `owner` running here and resolves, with their number, once they have
+   * settled (user deletion: each instance stops its own).
+   */
+  cancelOwnerHere(owner: string): Promise<number>;
   /** Resolves (never rejects) once the call has settled, or at once when it is unknown. */
   settled(callId: string): Promise<void>;
   /** Forgets settled calls past their retention (the maintenance tick; the count cap holds always). */
@@ -327,6 +332,13 @@ export function createCallRegistry(options: CallRegistryOptions): CallRegistry {
       }
       entry.listeners.add(listener);
       return () => entry.listeners.delete(listener);
+    },
+    async cancelOwnerHere(owner) {
+      const entries = [...running.values()].filter((entry) => entry.call.owner === owner);
+      for (const entry of entries)
+        if (!entry.answered) entry.controller.abort(new Error('the user was deleted'));
+      await Promise.all(entries.map((entry) => entry.settled));
+      return entries.length;
     },
     async settled(callId) {
       const entry = running.get(callId);

@@ -165,6 +165,11 @@ export function createRedisUserEvents(options: RedisUserEventsOptions): RedisUse
       };
     },
 
+    async forget(owner) {
+      const keys = userEventKeys(prefix, owner);
+      await redis.del(keys.stream, keys.seq);
+    },
+
     close: () => subscriptions.close(),
   };
 }

@@ -23,6 +23,8 @@ export interface UserEvents {
    * live ones: each id once, ascending. Resolves once following, with the function that stops it.
    */
   follow(owner: string, after: number | undefined, listener: UserEventListener): Promise<() => void>;
+  /** Drops what is kept of the owner's events (user deletion); their followers hear nothing more. */
+  forget(owner: string): Promise<void>;
 }
 
 export function createUserEvents(options: { backlog?: number; now?: () => number } = {}): UserEvents {
@@ -61,6 +63,9 @@ export function createUserEvents(options: { backlog?: number; now?: () => number
       return () => {
         user.listeners.delete(listener);
       };
+    },
+    async forget(owner) {
+      users.delete(owner);
     },
   };
 }
