@@ -245,7 +245,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         'request body stalled: cut off',
       ),
   });
-  installMaintenance(app, services, deps.maintenanceIntervalMs ?? 60_000);
+  installMaintenance(app, services, deps.maintenanceIntervalMs ?? 60_000, deps.shared?.jobLock);
 
   // Synchronous hooks take the done callback: an async one costs a promise and a turn through
   // Fastify's thenable handling on every request (measured on small downloads).

@@ -6,10 +6,17 @@
 import type { SweepResult } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
 import type { FerryServices } from './services.js';
+import { type JobLock, localJobLock } from './shared/job-lock.js';
 
 type Job = 'tick' | 'files';
 
-export function installMaintenance(app: FastifyInstance, services: FerryServices, intervalMs: number): void {
+export function installMaintenance(
+  app: FastifyInstance,
+  services: FerryServices,
+  intervalMs: number,
+  /** Scale mode: the FileStore sweep is one instance's per period, whichever comes first. */
+  jobLock: JobLock = localJobLock,
+): void {
   const fileSweepMs = services.config.maintenance.fileSweepMinutes * 60_000;
   const timers: NodeJS.Timeout[] = [];
   // One job at a time (a session ending and the sweep both delete files), each kind at most once
@@ -44,7 +51,8 @@ export function installMaintenance(app: FastifyInstance, services: FerryServices
     enqueue('files', async () => {
       const first = startup;
       startup = false;
-      const swept = await services.files.sweep();
+      const swept = await jobLock.runOncePer('files-sweep', fileSweepMs, () => services.files.sweep());
+      if (!swept) return;
       for (const warning of swept.warnings) app.log.warn(warning);
       if (first) logStartupRecovery(app, swept);
     });

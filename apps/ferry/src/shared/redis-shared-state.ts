@@ -6,6 +6,7 @@ import type { RedisConfig } from '../config/app-config.js';
 import { createRedisUserEvents, type RedisUserEvents } from '../events/redis-user-events.js';
 import { openRedisConnection, redisDisplayName } from './redis-connection.js';
 import { createRedisInstanceBus, TTL_HEARTBEATS } from './redis-instance-bus.js';
+import { createRedisJobLock } from './redis-job-lock.js';
 import { startRedisReaper } from './redis-reaper.js';
 import type { SharedState, SharedStateOptions } from './shared-state.js';
 
@@ -76,6 +77,7 @@ export async function openRedisSharedState(
     },
     createSessionActivity: ({ onError }) =>
       createRedisSessionActivity({ redis: bus.redis, prefix: config.prefix, onError }),
+    jobLock: createRedisJobLock({ redis: bus.redis, prefix: config.prefix, instance: bus.id }),
     reapGone: () => reaper.sweep(),
     label: `Redis (${redisDisplayName(config.url)})`,
     bus,

@@ -8,6 +8,7 @@ import type { RedisConfig } from '../config/app-config.js';
 import type { UserEvents } from '../events/user-events.js';
 import type { ReadinessCheck } from '../ops/readiness.js';
 import type { InstanceBus } from './instance-bus.js';
+import type { JobLock } from './job-lock.js';
 import type { RedisInstanceBusObserver } from './redis-instance-bus.js';
 
 export interface SharedState {
@@ -27,6 +28,8 @@ export interface SharedState {
   createUserEvents(options: SharedUserEventsOptions): UserEvents;
   /** When each session was last used on any instance (expiry asks before it ends one). */
   createSessionActivity(options: { onError: (error: unknown) => void }): SessionActivity;
+  /** Housekeeping of shared things (the FileStore sweep) that one instance does at a time. */
+  readonly jobLock: JobLock;
   /** Ends the running calls of instances that are gone, now (else the next heartbeat does). */
   reapGone(): Promise<number>;
   /** Leaves the others (liveness key, instance set) and closes the connections. */
