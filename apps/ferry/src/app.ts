@@ -19,6 +19,7 @@ import { installAuth } from './auth/request-context.js';
 import { createSessions } from './auth/sessions.js';
 import { createCallRegistry } from './calls/call-registry.js';
 import { createChatTurns } from './chat/chat-turns.js';
+import { createFileRequests } from './chat/file-requests.js';
 import { type AppConfig, defaultAppConfig } from './config/app-config.js';
 import { createUserEvents } from './events/user-events.js';
 import { installBodyIdleTimeout } from './http/body-idle-timeout.js';
@@ -80,6 +81,8 @@ export interface AppDeps {
    * @default 60000
    */
   maintenanceIntervalMs?: number;
+  /** How long a chat turn whose client went away runs on for a follower. @default 15 s (chat-turns.ts) */
+  chatDetachGraceMs?: number;
   /**
    * The model loop (server.ts builds it from FERRY_LLM_*). Its calls are counted in `metrics` when
    * its host is the one given here, metered with them (ops/metered-host.ts), as server.ts does.
@@ -220,7 +223,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         notConfiguredReason: 'no agent was given',
       }),
     conversations: deps.conversations,
-    chatTurns: createChatTurns(),
+    chatTurns: createChatTurns({
+      fileRequests: createFileRequests(),
+      onError: (error) => app.log.warn({ err: error }, 'chat turn log'),
+      ...(deps.shared && {
+        log: deps.shared.createTurnLog({
+          onError: (error) => app.log.warn({ err: error }, 'shared chat turns'),
+        }),
+        instance: deps.shared.instanceId,
+        bus: deps.shared.bus,
+      }),
+      ...(deps.chatDetachGraceMs === undefined ? {} : { detachGraceMs: deps.chatDetachGraceMs }),
+    }),
     workspaces: deps.workspaces ?? NO_WORKSPACES,
     fileProvider: deps.fileProvider,
     remoteAuth: deps.remoteAuth,

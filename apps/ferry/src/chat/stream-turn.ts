@@ -1,21 +1,22 @@
 // Streams one turn as server-sent events on a hijacked reply: `id: <n>`, `event: <type>`,
 // `data: <AgentEvent JSON>` (token, tool_call_started, file_request, tool_call_event,
-// tool_call_finished, message, error, turn_finished …). The client going away cancels the turn: the stream is the
-// turn. Messages are stored as the agent settles them, so a cancelled turn keeps what it did.
+// tool_call_finished, message, error, turn_finished …), each also written to the turn log that any
+// instance follows (GET /api/conversations/:id/turn). The client going away stops the turn after
+// a grace unless someone follows it (chat-turns.ts). Messages are stored as the agent settles
+// them, so a cancelled turn keeps what it did.
 import type { Agent, AgentHost, RequestFiles } from '@ferry/agent';
 import type { AgentEvent, AgentMessage } from '@ferry/contract';
 import type { ConversationStore } from '@ferry/storage';
 import type { FastifyReply } from 'fastify';
 import type { PathRedactor } from '../http/redact-paths.js';
 import { openSseStream } from '../http/sse.js';
-import type { ChatTurns } from './chat-turns.js';
+import type { TurnSlot } from './chat-turns.js';
 
 export interface StreamTurnInput {
   reply: FastifyReply;
   agent: Agent;
   conversations: ConversationStore;
-  turns: ChatTurns;
-  slot: NonNullable<ReturnType<ChatTurns['begin']>>;
+  slot: TurnSlot;
   redact: PathRedactor;
   /** Runs the turn's tool calls (the call registry). */
   host: AgentHost;
@@ -33,10 +34,15 @@ export async function streamTurn(input: StreamTurnInput): Promise<void> {
   const { reply, slot, conversations, user, conversationId } = input;
   const stream = openSseStream(reply);
   let seq = 0;
-  const write = (event: AgentEvent) => stream.send(++seq, event.type, input.redact(event));
+  const write = (event: AgentEvent) => {
+    const safe = input.redact(event);
+    seq += 1;
+    stream.send(seq, event.type, safe);
+    slot.emit(seq, safe);
+  };
   let settled = false;
   stream.onClose(() => {
-    if (!settled) slot.turn.controller.abort();
+    if (!settled) slot.detached();
   });
   try {
     await input.agent.runTurn({
@@ -63,7 +69,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<void> {
     write({ type: 'turn_finished', status: 'failed' });
   } finally {
     settled = true;
-    slot.end();
     stream.end();
+    await slot.end();
   }
 }

@@ -6,15 +6,19 @@
 //   PATCH  /conversations/:id           rename
 //   DELETE /conversations/:id           delete (stops a running turn first)
 //   POST   /conversations/:id/messages  send a message; the turn streams back as SSE
+//   GET    /conversations/:id/turn      follow the running (or last) turn as SSE, from any instance
 //   POST   /conversations/:id/cancel    stop the running turn
 //   POST   /conversations/:id/file-requests/:requestId   answer a paused call's file request
 import { fromStored } from '@ferry/agent';
 import {
+  type AgentEvent,
   CancelTurnAnswerSchema,
   ConversationDetailSchema,
   ConversationDtoSchema,
   ConversationPageSchema,
   CreateConversationBodySchema,
+  EventIdSchema,
+  EventStreamQuerySchema,
   FerryError,
   type FerryErrorCode,
   FileRequestAnsweredSchema,
@@ -28,20 +32,21 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf, sessionOf } from '../auth/request-context.js';
 import { titleFrom, toConversationJson, toMessageJson } from '../chat/chat-schemas.js';
-import { createFileRequests } from '../chat/file-requests.js';
 import { registryHost } from '../chat/registry-host.js';
 import { streamTurn } from '../chat/stream-turn.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { errorResponses, IdParamsSchema } from '../http/schemas.js';
+import { openSseStream } from '../http/sse.js';
 
 const tags = ['chat'];
+const LOST_TURN = 'The Ferry instance running this turn stopped; its answer so far is kept';
 
 export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
   const { agent, chatTurns: turns, sessions, redact, drain } = app.ferry;
   const host = registryHost(app.ferry.host, app.ferry.calls);
   const store = app.ferry.conversations;
-  const fileRequests = createFileRequests();
-  app.addHook('onClose', async () => turns.cancelAll());
+  app.addHook('onClose', async () => turns.close());
+  const running = async (owner: string, id: string) => (await turns.runningAmong(owner, [id])).has(id);
 
   const requireStore = () => {
     if (!store) throw new FerryError('E_CHAT_UNAVAILABLE');
@@ -86,8 +91,12 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       const conversations = requireStore();
       const { owner } = identityOf(request);
       const page = await conversations.list(owner, request.query);
+      const streaming = await turns.runningAmong(
+        owner,
+        page.items.map((c) => c.id),
+      );
       return {
-        items: page.items.map((c) => toConversationJson(c, turns.isRunning(owner, c.id))),
+        items: page.items.map((c) => toConversationJson(c, streaming.has(c.id))),
         total: page.total,
         limit: request.query.limit,
         offset: request.query.offset,
@@ -114,7 +123,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       const messages = record && (await conversations.messages(owner, record.id));
       if (!record || !messages) throw missing(request.params.id);
       return {
-        ...toConversationJson(record, turns.isRunning(owner, record.id)),
+        ...toConversationJson(record, await running(owner, record.id)),
         messages: messages.map((m) => redact(toMessageJson(m))),
       };
     },
@@ -136,7 +145,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       const { owner } = identityOf(request);
       const record = await conversations.rename(owner, request.params.id, request.body.title);
       if (!record) throw missing(request.params.id);
-      return toConversationJson(record, turns.isRunning(owner, record.id));
+      return toConversationJson(record, await running(owner, record.id));
     },
   );
 
@@ -168,7 +177,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Send a message; the reply streams back (server-sent events)',
         description:
-          'Each event: `id: <n>`, `event: <type>`, `data: <JSON>`. Types: turn_started, token (`delta`), tool_call_started, file_request and file_request_answered (a call waiting for files from the user; answer with POST /api/conversations/{id}/file-requests/{requestId}), tool_call_event (the host call event: progress, notice, file_stored …), tool_call_finished (status, files), message (a stored message), error (`code`, `message`), turn_finished (`status`: completed, cancelled, failed, max_rounds). Closing the stream cancels the turn. 503 E_MODEL_NOT_CONFIGURED without a model; 409 while another turn of the conversation runs.',
+          'Each event: `id: <n>`, `event: <type>`, `data: <JSON>`. Types: turn_started, token (`delta`), tool_call_started, file_request and file_request_answered (a call waiting for files from the user; answer with POST /api/conversations/{id}/file-requests/{requestId}), tool_call_event (the host call event: progress, notice, file_stored …), tool_call_finished (status, files), message (a stored message), error (`code`, `message`), turn_finished (`status`: completed, cancelled, failed, max_rounds). Closing the stream stops the turn after a grace (15 s) unless it is followed (GET /api/conversations/{id}/turn). 503 E_MODEL_NOT_CONFIGURED without a model; 409 while another turn of the conversation runs.',
         tags,
         params: IdParamsSchema,
         body: SendMessageBodySchema,
@@ -191,7 +200,7 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       const record = await conversations.get(user.owner, id);
       if (!record) throw missing(id);
       drain.refuseNewWork('the chat turn');
-      const slot = turns.begin(user.owner, id);
+      const slot = await turns.begin(user.owner, id);
       if (!slot) {
         throw new ApiError('E_CONFLICT', 'A reply is already streaming in this conversation', {
           conversationId: id,
@@ -207,11 +216,10 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
           reply,
           agent,
           conversations,
-          turns,
           slot,
           redact,
           host,
-          requestFiles: (fileRequest, signal) => fileRequests.open(user.owner, id, fileRequest, signal),
+          requestFiles: (fileRequest, signal) => turns.openFileRequest(user.owner, id, fileRequest, signal),
           user,
           sessionId: session.key,
           conversationId: id,
@@ -220,9 +228,70 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
           onError: (error) => request.log.error({ err: error, conversationId: id }, 'chat turn crashed'),
         });
       } catch (error) {
-        slot.end();
+        await slot.end();
         throw error;
       }
+      return reply;
+    },
+  );
+
+  app.get(
+    '/conversations/:id/turn',
+    {
+      schema: {
+        summary: "Follow the conversation's running (or last) turn (server-sent events)",
+        description:
+          'The same events, with the same ids, as the POST /api/conversations/{id}/messages stream that started the turn, from whichever instance: a reloaded page or another device follows the turn (Last-Event-ID or ?lastEventId= replays what came after). The stream ends with the turn. A turn whose Ferry instance stopped ends with an `error` and `turn_finished` failed. 204 when no turn is known (none ran lately).',
+        tags,
+        params: IdParamsSchema,
+        querystring: EventStreamQuerySchema,
+        headers: z.looseObject({ 'last-event-id': EventIdSchema.optional() }),
+        response: {
+          200: {
+            description: 'The turn as it happens',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          204: z.null().describe('No turn of this conversation is known'),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const conversations = requireStore();
+      const { owner } = identityOf(request);
+      const id = request.params.id;
+      if (!(await conversations.get(owner, id))) throw missing(id);
+      const after = Number(request.headers['last-event-id'] ?? request.query.lastEventId ?? 0);
+      let stream: ReturnType<typeof openSseStream> | undefined;
+      let last = after;
+      let closed = false;
+      const pending: [number, AgentEvent][] = [];
+      const send = (seq: number, event: AgentEvent) => {
+        last = Math.max(last, seq);
+        if (stream) stream.send(seq, event.type, event);
+        else pending.push([seq, event]);
+      };
+      let ended = false;
+      const end = (how: 'finished' | 'lost') => {
+        ended = true;
+        if (how === 'lost') {
+          send(last + 1, { type: 'error', code: 'E_INTERNAL', message: LOST_TURN });
+          send(last + 1, { type: 'turn_finished', status: 'failed' });
+        }
+        stream?.end();
+      };
+      // The log replays synchronously or from Redis before it resolves: what it sends before the
+      // stream is open waits in `pending`.
+      const stop = await turns.follow(owner, id, after, { event: send, end });
+      if (!stop) return reply.code(204).send(null);
+      stream = openSseStream(reply);
+      for (const [seq, event] of pending) stream.send(seq, event.type, event);
+      stream.onClose(() => {
+        closed = true;
+        stop();
+      });
+      if (ended) stream.end();
+      else if (closed) stop();
       return reply;
     },
   );
@@ -268,7 +337,8 @@ export const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { owner } = identityOf(request);
       const { id, requestId } = request.params;
-      const result = await fileRequests.answer(owner, id, requestId, request.body);
+      // Answered where the turn runs (another instance in scale mode), with the same verdicts.
+      const result = await turns.answerFileRequest(owner, id, requestId, request.body);
       if (!result) throw notFound('No open file request with this id', { conversationId: id, requestId });
       if (!result.ok) {
         const meta = result.error.meta_data;

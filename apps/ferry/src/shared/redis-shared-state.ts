@@ -2,6 +2,7 @@
 // sessions will share its commands connection.
 import { createRedisSessionActivity } from '../auth/redis-session-activity.js';
 import { createRedisCallStore, type RedisCallStore } from '../calls/redis-call-store.js';
+import { createRedisTurnLog } from '../chat/redis-turn-log.js';
 import type { RedisConfig } from '../config/app-config.js';
 import { createRedisUserEvents, type RedisUserEvents } from '../events/redis-user-events.js';
 import { openRedisConnection, redisDisplayName } from './redis-connection.js';
@@ -75,6 +76,19 @@ export async function openRedisSharedState(
       userEvents.push(events);
       return events;
     },
+    createTurnLog: ({ onError }) =>
+      createRedisTurnLog({
+        redis: bus.redis,
+        openSubscriber: () =>
+          openRedisConnection({
+            url: config.url,
+            role: 'subscriber',
+            name: `ferry:${bus.id}:turns`,
+            onError,
+          }),
+        prefix: config.prefix,
+        onError,
+      }),
     createSessionActivity: ({ onError }) =>
       createRedisSessionActivity({ redis: bus.redis, prefix: config.prefix, onError }),
     jobLock: createRedisJobLock({ redis: bus.redis, prefix: config.prefix, instance: bus.id }),

@@ -4,6 +4,7 @@
 // follows this file's static imports to check it).
 import type { SessionActivity } from '../auth/session-activity.js';
 import type { CallStore, CallStoreLimits } from '../calls/call-store.js';
+import type { TurnLog } from '../chat/turn-log.js';
 import type { RedisConfig } from '../config/app-config.js';
 import type { UserEvents } from '../events/user-events.js';
 import type { ReadinessCheck } from '../ops/readiness.js';
@@ -26,6 +27,8 @@ export interface SharedState {
   createCallStore(options: SharedCallStoreOptions): CallStore;
   /** The users' event streams every instance publishes to and follows. Closed with the shared state. */
   createUserEvents(options: SharedUserEventsOptions): UserEvents;
+  /** The chat turns every instance follows (one per conversation across instances). Closed by ChatTurns. */
+  createTurnLog(options: { onError: (error: unknown) => void }): TurnLog;
   /** When each session was last used on any instance (expiry asks before it ends one). */
   createSessionActivity(options: { onError: (error: unknown) => void }): SessionActivity;
   /** Housekeeping of shared things (the FileStore sweep) that one instance does at a time. */

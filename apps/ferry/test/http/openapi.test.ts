@@ -41,6 +41,7 @@ describe('/api/openapi.json', () => {
         '/api/conversations/{id}/cancel',
         '/api/conversations/{id}/file-requests/{requestId}',
         '/api/conversations/{id}/messages',
+        '/api/conversations/{id}/turn',
         '/api/events',
         '/api/me',
         '/api/oauth',
