@@ -11,10 +11,12 @@
 //   requests are not sent twice, since a handler need not be idempotent.
 // - broadcast: JSON on `P bcast`; PUBLISH says how many subscribers received it, and the asker
 //   waits for that many answers.
+
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { FerryError } from '@ferry/contract';
 import type { Redis } from 'ioredis';
+import { instanceCallsKey } from '../calls/redis-call-scripts.js';
 import { type BusReply, encodeBusMessage, parseBusMessage } from './bus-messages.js';
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -40,6 +42,13 @@ const DEFAULT_HEARTBEAT_MS = 5_000;
 export const TTL_HEARTBEATS = 3;
 
 /** What the bus reports for logs and metrics; nothing here changes its behaviour. */
+/** KEYS alive, instances, this instance's running calls. ARGV id. */
+const LEAVE = `
+redis.call('DEL', KEYS[1])
+if redis.call('SCARD', KEYS[3]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
+return 1
+`;
+
 export interface RedisInstanceBusObserver {
   connectionError?(role: RedisRole, error: Error): void;
   /** A connection dropped (ioredis reconnects by itself). */
@@ -111,6 +120,7 @@ export async function createRedisInstanceBus(options: RedisInstanceBusOptions): 
 
 class RedisBus implements RedisInstanceBus {
   readonly keys: InstanceKeys;
+  private readonly prefix: string;
   private readonly handlers = new Map<string, InstanceHandler>();
   private readonly pending = new PendingAnswers();
   private readonly heartbeatMs: number;
@@ -133,7 +143,8 @@ class RedisBus implements RedisInstanceBus {
     options: RedisInstanceBusOptions,
     private readonly observer: RedisInstanceBusObserver,
   ) {
-    this.keys = instanceKeys(options.prefix ?? 'ferry:');
+    this.prefix = options.prefix ?? 'ferry:';
+    this.keys = instanceKeys(this.prefix);
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.liveness = JSON.stringify({
@@ -248,7 +259,18 @@ class RedisBus implements RedisInstanceBus {
     const bounded = (work: Promise<unknown>) =>
       withTimeout(work, 1_000, () => new Error('Redis did not answer in time')).catch(() => undefined);
     await bounded(this.subscriber.unsubscribe());
-    await bounded(this.redis.multi().del(this.keys.alive(this.id)).srem(this.keys.instances, this.id).exec());
+    // Calls of this instance that did not settle in the stop's grace keep it in the instance set:
+    // another instance's reaper ends them (the liveness key is gone now) and then forgets it.
+    await bounded(
+      this.redis.eval(
+        LEAVE,
+        3,
+        this.keys.alive(this.id),
+        this.keys.instances,
+        instanceCallsKey(this.prefix, this.id),
+        this.id,
+      ),
+    );
     await Promise.all([closeRedisConnection(this.subscriber), closeRedisConnection(this.redis)]);
   }
 

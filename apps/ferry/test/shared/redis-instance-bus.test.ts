@@ -108,6 +108,15 @@ describe('redis instance bus (two instances)', { timeout: 10_000 }, () => {
     expect((await failed)[1]).toBeInstanceOf(TypeError);
   });
 
+  it('an instance stopping with calls that did not settle stays in the set for the reaper', async () => {
+    const callsOfB = `${redis.prefix}instance:${b.id}:calls`;
+    await redis.client.sadd(callsOfB, 'call-still-running');
+    await b.close();
+    expect(await a.isAlive(b.id)).toBe(false);
+    expect(await redis.client.sismember(`${redis.prefix}instances`, b.id)).toBe(1);
+    await redis.client.del(callsOfB);
+  });
+
   it('asking a closed instance fails at once as gone; isAlive turns false; it left the instance set', async () => {
     b.handle('echo', async (payload) => payload);
     expect(await a.isAlive(b.id)).toBe(true);
