@@ -133,8 +133,9 @@ return 1
  * KEYS: call, events, progress, calls:finished, the instance's liveness key, its calls set.
  * ARGV: instance, failed event JSON (seq filled here), response JSON, finishedAt, ttl ms, prefix,
  * callId, live channel, maxEvents.
- * Returns 1 when reaped, 0 when the instance is alive or the call is not its running one (then the
- * call leaves the instance's set, which no longer describes it).
+ * Returns {seq, owner} when reaped (the failed event's seq, the call's owner), 0 when the instance
+ * is alive or the call is not its running one (then the call leaves the instance's set, which no
+ * longer describes it).
  */
 export const REAP = `${LUA_SETTLE}${LUA_CAP}
 if redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
@@ -151,7 +152,7 @@ redis.call('XADD', KEYS[2], seq .. '-0', 'e', json)
 redis.call('HSET', KEYS[1], 'lastSeq', seq)
 redis.call('PUBLISH', ARGV[8], json)
 settleCall(ARGV[1], 'failed', ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
-return 1
+return {seq, redis.call('HGET', KEYS[1], 'owner')}
 `;
 
 /**

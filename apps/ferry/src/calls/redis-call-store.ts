@@ -60,9 +60,10 @@ export type ReapEvent = Omit<Extract<CallEvent, { type: 'failed' }>, 'seq'>;
 export interface RedisCallStore extends CallStore {
   /**
    * Ends a call of a dead instance (its liveness key is gone) as failed: appends `event`
-   * with the next seq and settles with `response`, fenced as append and settle are. true when this
-   * reaper ended it; false when the instance is alive again, or the call is not its running one
-   * (then the call leaves the instance's set: the reaper need not look at it again).
+   * with the next seq and settles with `response`, fenced as append and settle are. The call's
+   * owner and the event as appended when this reaper ended it; undefined when the instance is
+   * alive again, or the call is not its running one (then the call leaves the instance's set: the
+   * reaper need not look at it again).
    */
   reap(
     callId: string,
@@ -70,7 +71,7 @@ export interface RedisCallStore extends CallStore {
     event: ReapEvent,
     response: ToolCallResponse,
     at: Date,
-  ): Promise<boolean>;
+  ): Promise<{ owner: string; event: CallEvent } | undefined>;
   /** Closes the subscriber connection; followers hear nothing more (not even `end`). */
   close(): Promise<void>;
 }
@@ -180,9 +181,11 @@ export function createRedisCallStore(options: RedisCallStoreOptions): RedisCallS
           keys.live,
           limits.maxEventsPerCall,
         ],
-      )) as number;
+      )) as 0 | [number, string];
       // This instance's followers hear the event and the end through Redis: the seq was made there.
-      return result === 1;
+      if (!Array.isArray(result)) return undefined;
+      const [seq, owner] = result;
+      return { owner, event: { ...event, seq } as CallEvent };
     },
 
     async get(owner, callId) {

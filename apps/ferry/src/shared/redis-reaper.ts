@@ -5,7 +5,7 @@
 // (the store's REAP script: a `failed` event, then settled as failed) and then forgets the
 // instance. Two reapers at once are safe: the script's fence lets one of them end each call, and
 // forgetting checks again, in one script, that the instance is still gone and has no call left.
-import { errorEnvelope, type ToolCallResponse } from '@ferry/contract';
+import { type CallEvent, errorEnvelope, type ToolCallResponse } from '@ferry/contract';
 import { answerFromError } from '@ferry/host';
 import type { Redis } from 'ioredis';
 import { FORGET_INSTANCE, instanceCallsKey, runScript } from '../calls/redis-call-scripts.js';
@@ -27,8 +27,11 @@ export interface RedisReaperOptions {
   now?: () => number;
   /** A round that failed (Redis away): the next one tries again. */
   onError?: (error: unknown) => void;
-  /** A call this instance ended for a dead one (for logs). */
-  onReaped?: (callId: string, instance: string) => void;
+  /**
+   * A call this instance ended for a dead one, with its owner and the `failed` event as appended:
+   * the owner's event stream must hear it (the dead instance published the call's other events).
+   */
+  onReaped?: (reaped: { callId: string; instance: string; owner: string; event: CallEvent }) => void;
 }
 
 export interface RedisReaper {
@@ -59,9 +62,10 @@ export function startRedisReaper(options: RedisReaperOptions): RedisReaper {
         callId,
         at: at.toISOString(),
       };
-      if (await store.reap(callId, instance, event, instanceLost(callId, instance, message), at)) {
+      const ended = await store.reap(callId, instance, event, instanceLost(callId, instance, message), at);
+      if (ended) {
         reaped += 1;
-        options.onReaped?.(callId, instance);
+        options.onReaped?.({ callId, instance, ...ended });
       }
     }
     await runScript(

@@ -36,6 +36,10 @@ export async function openRedisSharedState(
     store: () => stores[0],
     // A failed round is reported where the store's errors go (the next round tries again).
     onError: (error) => reportError(error),
+    // As the running instance does for every event of its calls (app.ts onEvent).
+    onReaped: ({ owner, event }) => {
+      void userEvents[0]?.publish(owner, { type: 'call', event });
+    },
   });
   return {
     instanceId: bus.id,

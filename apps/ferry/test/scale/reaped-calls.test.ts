@@ -6,10 +6,10 @@
 // process killed (that needs `ferry start` in a child, with its own config): the ghost stands for
 // one.
 import type { IncomingMessage } from 'node:http';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createRedisCallStore, type RedisCallStore } from '../../src/calls/redis-call-store.js';
-import { closeRedisConnection, instanceKeys } from '../../src/shared/redis-connection.js';
+import type { RedisCallStore } from '../../src/calls/redis-call-store.js';
+import { instanceKeys } from '../../src/shared/redis-connection.js';
+import { type GhostInstance, openGhostInstance } from '../support/ghost-instance.js';
 import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, http, settledCall } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
@@ -17,27 +17,19 @@ import { startTestCluster, type TestCluster } from '../support/start-cluster.js'
 let cluster: TestCluster;
 let b: string;
 let ghost: RedisCallStore;
-let ghostRedis: Redis;
+let ghostInstance: GhostInstance;
 
 beforeAll(async () => {
   cluster = await startTestCluster({
     app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
   });
   b = cluster.instances[1]?.url as string;
-  ghostRedis = new Redis(cluster.redis.url, { lazyConnect: true });
-  ghostRedis.on('error', () => {});
-  await ghostRedis.connect();
-  ghost = createRedisCallStore({
-    redis: ghostRedis,
-    openSubscriber: () => Promise.reject(new Error('the ghost follows nothing')),
-    prefix: cluster.redis.prefix,
-    limits: { maxEventsPerCall: 1000, maxKeptCalls: 1000, keepFinishedMinutes: 60 },
-  });
+  ghostInstance = await openGhostInstance(cluster);
+  ghost = ghostInstance.store;
 }, 60_000);
 
 afterAll(async () => {
-  await ghost?.close();
-  if (ghostRedis) await closeRedisConnection(ghostRedis);
+  await ghostInstance?.close();
   await cluster?.close();
 });
 

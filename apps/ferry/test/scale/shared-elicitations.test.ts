@@ -4,10 +4,10 @@
 // as on B). A call whose instance is gone is reaped the moment a cancel or an answer finds it gone,
 // not at the next reaper round (the heartbeat here is 30 s, so only that path can end it).
 import { createHash, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisCallStore, type RedisCallStore } from '../../src/calls/redis-call-store.js';
-import { closeRedisConnection, instanceKeys } from '../../src/shared/redis-connection.js';
+import type { RedisCallStore } from '../../src/calls/redis-call-store.js';
+import { instanceKeys } from '../../src/shared/redis-connection.js';
+import { type GhostInstance, openGhostInstance } from '../support/ghost-instance.js';
 import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, asUser, http, settledCall, uploadOk } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
@@ -29,7 +29,7 @@ let cluster: TestCluster;
 let a: string;
 let b: string;
 let ghost: RedisCallStore;
-let ghostRedis: Redis;
+let ghostInstance: GhostInstance;
 
 beforeAll(async () => {
   cluster = await startTestCluster({
@@ -38,20 +38,12 @@ beforeAll(async () => {
   });
   a = cluster.instances[0]?.url as string;
   b = cluster.instances[1]?.url as string;
-  ghostRedis = new Redis(cluster.redis.url, { lazyConnect: true });
-  ghostRedis.on('error', () => {});
-  await ghostRedis.connect();
-  ghost = createRedisCallStore({
-    redis: ghostRedis,
-    openSubscriber: () => Promise.reject(new Error('the ghost follows nothing')),
-    prefix: cluster.redis.prefix,
-    limits: { maxEventsPerCall: 1000, maxKeptCalls: 1000, keepFinishedMinutes: 60 },
-  });
+  ghostInstance = await openGhostInstance(cluster);
+  ghost = ghostInstance.store;
 }, 60_000);
 
 afterAll(async () => {
-  await ghost?.close();
-  if (ghostRedis) await closeRedisConnection(ghostRedis);
+  await ghostInstance?.close();
   await cluster?.close();
 });
 

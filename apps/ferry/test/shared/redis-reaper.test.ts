@@ -122,7 +122,7 @@ describe('redis reaper', () => {
     const at = new Date();
     const lateEvent = { ...late, callId: running.callId, at: at.toISOString() };
     const lateResponse = instanceLost(running.callId, 'a', 'late');
-    expect(await b.reap(running.callId, 'a', lateEvent, lateResponse, at)).toBe(false);
+    expect(await b.reap(running.callId, 'a', lateEvent, lateResponse, at)).toBeUndefined();
     expect((await b.get('o1', running.callId))?.status).toBe('running');
     await expect(b.create({ ...newCall('o1'), instance: 'b' }, 1)).rejects.toMatchObject({
       code: 'E_TOO_MANY_CALLS',
