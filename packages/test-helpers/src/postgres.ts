@@ -32,3 +32,22 @@ export async function createTestSchema(prefix = 'ferry_test'): Promise<TestSchem
     },
   };
 }
+
+/**
+ * Fault tests: terminates every backend whose application_name is `applicationName` (set in the
+ * connection URL of the pool under test), as a failover or an operator's pg_terminate_backend
+ * does, and never another test's. Resolves with how many were terminated.
+ */
+export async function terminateBackends(applicationName: string): Promise<number> {
+  const admin = new Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5000 });
+  await admin.connect();
+  try {
+    const result = await admin.query<{ terminated: boolean }>(
+      'select pg_terminate_backend(pid) as terminated from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()',
+      [applicationName],
+    );
+    return result.rows.filter((row) => row.terminated).length;
+  } finally {
+    await admin.end();
+  }
+}

@@ -222,12 +222,16 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
 /**
  * FileStore's own errors (size, quota, name) stand; a body that broke off or did not parse is the
  * client's (400); anything else is ours. When the body was not read to its end, the connection
- * closes after the answer, so a client still sending gigabytes does not keep it busy.
+ * closes after the answer, so a client still sending gigabytes does not keep it busy. A body not
+ * read to its end is not by itself the client's fault: the store failing mid-file (S3 gone, a
+ * full disk) stops the reading too, and that is ours (5xx), not a malformed upload.
  */
 function classify(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
   if (!request.raw.complete) reply.header('connection', 'close');
   if (error instanceof FerryError || hasStatus(error)) return error;
-  if (!request.raw.complete || request.raw.destroyed || isBodyError(error)) return malformed(error);
+  // Only a body that ended early on the client's side: a request read to its end is destroyed too.
+  const brokeOff = !request.raw.complete && (request.raw.destroyed || request.raw.errored !== null);
+  if (brokeOff || isBodyError(error)) return malformed(error);
   return error;
 }
 

@@ -186,8 +186,11 @@ export function createS3BlobDriver(options: S3BlobDriverOptions): BlobDriver {
         await upload.done();
       } catch (error) {
         // Report why the put failed, not what failed next: when AbortMultipartUpload itself fails
-        // (s3rver lacks it), Upload rejects with that error instead of the input's.
-        const reason = signal?.aborted ? createAbortError(DRIVER_NAME, signal) : (body.errored ?? error);
+        // (s3rver lacks it), Upload rejects with that error instead of the input's. An input
+        // that only errored because Upload stopped reading it (the stream teardown's AbortError,
+        // e.g. after the store went away mid-part) is a consequence, not the reason.
+        const inputError = isTeardown(body.errored) ? undefined : body.errored;
+        const reason = signal?.aborted ? createAbortError(DRIVER_NAME, signal) : (inputError ?? error);
         counter.destroy();
         body.destroy();
         await piping;
@@ -273,6 +276,11 @@ export function createS3BlobDriver(options: S3BlobDriverOptions): BlobDriver {
 interface SdkErrorShape {
   name?: string;
   $metadata?: { httpStatusCode?: number };
+}
+
+/** The AbortError a stream gets when its reader (here Upload's part loop) stops reading it. */
+function isTeardown(error: Error | null): boolean {
+  return error?.name === 'AbortError' && (error as { code?: unknown }).code === 'ABORT_ERR';
 }
 
 function isNotFound(error: unknown): boolean {

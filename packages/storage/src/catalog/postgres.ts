@@ -56,6 +56,13 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
   // An idle client losing its server emits 'error' on the pool; unhandled, that would kill the
   // process. The next query gets a fresh connection or a real error instead.
   pool.on('error', () => {});
+  // The pool's listener is removed while a client is checked out (pg-pool's _acquireClient): a
+  // server that drops it between two queries of a transaction (pg_terminate_backend, a failover)
+  // made it emit 'error' with no listener, an uncaught exception that ended the process. The
+  // query under way or the next one fails instead, and the pool discards the broken client.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
 
   const db = new Kysely<CatalogTables>({ dialect: new PostgresDialect({ pool }) });
   const catalog = createKyselyCatalog(db, postgresCatalogTraits(schema), options);

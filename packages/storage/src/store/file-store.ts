@@ -380,17 +380,26 @@ async function streamInto(
     for (const stage of stages) stage.destroy();
     body.destroy();
     const pipeError = await piping;
+    // The pipe torn down because the driver stopped reading (the store failed mid-file) says
+    // only that; the driver's error says why. An abort by the put's own signal is the reason.
+    const inputError = isTeardown(pipeError) && !signal?.aborted ? undefined : pipeError;
     throw pipeError instanceof FerryError
       ? pipeError
       : error instanceof FerryError
         ? error
-        : (pipeError ?? error);
+        : (inputError ?? error);
   }
   const pipeError = await piping;
   if (pipeError) throw pipeError;
   const { size } = inspector.result();
   if (stored.size !== size)
     throw new Error(`[ferry/storage] blob driver stored ${stored.size} of ${size} bytes`);
+}
+
+/** What a pipeline rejects with when a stage is destroyed under it rather than failing itself. */
+function isTeardown(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'ABORT_ERR' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 const MAX_DEFERRED_TEXT = 200;
