@@ -134,6 +134,35 @@ test('Stop cancels a streaming turn and keeps what arrived', async ({ page }) =>
   await screenshot(page, 'chat-stopped-dark');
 });
 
+test('a page reloaded while a turn streams follows that turn, which ran on', async ({ page }) => {
+  ferry.model.play([{ text: ['Working on ', 'a slow answer'], hold: true }]);
+  await openChat(page);
+  await page.getByTestId('chat-new').click();
+  const input = page.getByLabel('Message');
+  await input.fill('Take your time');
+  await input.press('Enter');
+  const answer = page.getByTestId('chat-assistant');
+  await expect(answer).toContainText('Working on a slow answer');
+
+  // The POST stream goes with the page; the turn runs on for a follower (15 s grace).
+  await page.reload();
+  await page.getByRole('button', { name: 'Chat', exact: true }).click();
+  await page.getByTestId('chat-conversation').first().getByRole('button', { name: 'Take your time' }).click();
+  await expect(page.getByTestId('chat-user')).toHaveText('You said: Take your time');
+  await expect(answer).toContainText('Working on a slow answer');
+  await expect(answer).toHaveAttribute('data-live', 'true');
+  await expect(page.getByLabel('Message')).toBeDisabled();
+  expect(ferry.model.requests).toHaveLength(1);
+  expect(ferry.model.requests[0]?.aborted).toBe(false);
+  await screenshot(page, 'chat-followed-after-reload');
+
+  await page.getByTestId('chat-stop').click();
+  await expect(answer).toHaveAttribute('data-live', 'false');
+  await expect(answer).toContainText('stopped');
+  await (await ferry.model.request(1)).closed;
+  expect(ferry.model.requests[0]?.aborted).toBe(true);
+});
+
 test('rename and delete a conversation', async ({ page }) => {
   await openChat(page);
   await page.getByTestId('chat-new').click();

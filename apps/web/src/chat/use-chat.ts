@@ -1,5 +1,7 @@
 // The chat's state: the conversation list, the selected conversation's entries, and the turn
 // that is streaming (POST /api/conversations/{id}/messages answers with server-sent events).
+// Opening a conversation whose turn is still running (a reload, another tab or device) follows
+// that turn (GET /api/conversations/{id}/turn, from its first event) until it ends.
 import type { FileRequestAnswer } from '@ferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiRequestError, api, errorFromResponse, rememberSession, sessionHeaders } from '../api/client';
@@ -23,6 +25,38 @@ export interface ChatState {
   stop(): Promise<void>;
   /** Answers a paused call's file request; the error text when Ferry refused the answer. */
   answerFileRequest(requestId: string, answer: FileRequestAnswer): Promise<string | null>;
+}
+
+/** Reads a turn's server-sent events into `apply`; true when the turn said it finished. */
+async function readTurn(response: Response, apply: (event: ChatEvent) => void): Promise<boolean> {
+  if (!response.body) return false;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const parser = new SseParser();
+  let finished = false;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    for (const message of parser.push(value)) {
+      let event: ChatEvent;
+      try {
+        event = JSON.parse(message.data) as ChatEvent;
+      } catch {
+        continue;
+      }
+      if (event.type === 'turn_finished') finished = true;
+      apply(event);
+    }
+  }
+  return finished;
+}
+
+/**
+ * The stored messages before the running turn: a turn begins with its one user message, and its
+ * events replay it and everything after.
+ */
+function beforeRunningTurn(messages: ConversationDetailDto['messages']): ConversationDetailDto['messages'] {
+  const last = messages.map((message) => message.role).lastIndexOf('user');
+  return last < 0 ? messages : messages.slice(0, last);
 }
 
 const describe = (error: unknown) =>
@@ -58,32 +92,75 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
     return () => abort.current?.abort();
   }, [refreshList]);
 
-  const select = useCallback((id: string | null) => {
-    if (selectedRef.current === id) return;
-    // Leaving a streaming conversation closes its stream, which stops the turn on the server.
+  // Follows the selected conversation's running turn; the stored conversation is read again at
+  // its end (the replay may have been cut short: the server keeps a turn's newest events only).
+  const follow = useCallback(async (id: string, stored: ConversationDetailDto['messages']) => {
+    const controller = new AbortController();
     abort.current?.abort();
-    abort.current = null;
-    setStreaming(false);
-    setStopping(false);
-    selectedRef.current = id;
-    setSelectedId(id);
-    setEntries([]);
-    if (!id) return;
-    setLoading(true);
-    api<ConversationDetailDto>(`/api/conversations/${encodeURIComponent(id)}`).then(
-      (detail) => {
-        if (selectedRef.current !== id) return;
+    abort.current = controller;
+    setStreaming(true);
+    setEntries(entriesFromMessages(beforeRunningTurn(stored)));
+    const apply = (event: ChatEvent) => {
+      if (selectedRef.current !== id) return;
+      setEntries((list) => applyChatEvent(list, event));
+      if (event.type === 'tool_call_finished') hooksRef.current.onToolFinished();
+    };
+    try {
+      const response = await fetch(`/api/conversations/${encodeURIComponent(id)}/turn`, {
+        headers: { accept: 'text/event-stream', ...sessionHeaders() },
+        signal: controller.signal,
+      });
+      if (!response.ok) throw await errorFromResponse(response);
+      if (response.status !== 204) await readTurn(response, apply);
+      if (controller.signal.aborted || selectedRef.current !== id) return;
+      const detail = await api<ConversationDetailDto>(`/api/conversations/${encodeURIComponent(id)}`);
+      if (selectedRef.current === id && !controller.signal.aborted)
         setEntries(entriesFromMessages(detail.messages));
-        setLoading(false);
-      },
-      (error: unknown) => {
-        if (selectedRef.current !== id) return;
+    } catch (error) {
+      if (!controller.signal.aborted) {
         const { code, message } = describe(error);
-        setEntries([{ kind: 'error', key: 'load-error', code, message }]);
-        setLoading(false);
-      },
-    );
+        apply({ type: 'error', code, message });
+      }
+    } finally {
+      if (abort.current === controller) {
+        abort.current = null;
+        setStreaming(false);
+        setStopping(false);
+      }
+    }
   }, []);
+
+  const select = useCallback(
+    (id: string | null) => {
+      if (selectedRef.current === id) return;
+      // Leaving a streaming conversation closes its stream; the server stops the turn after a grace
+      // unless it is followed (coming back follows it again).
+      abort.current?.abort();
+      abort.current = null;
+      setStreaming(false);
+      setStopping(false);
+      selectedRef.current = id;
+      setSelectedId(id);
+      setEntries([]);
+      if (!id) return;
+      setLoading(true);
+      api<ConversationDetailDto>(`/api/conversations/${encodeURIComponent(id)}`).then(
+        (detail) => {
+          if (selectedRef.current !== id) return;
+          setLoading(false);
+          if (detail.running) void follow(id, detail.messages);
+          else setEntries(entriesFromMessages(detail.messages));
+        },
+        (error: unknown) => {
+          if (selectedRef.current !== id) return;
+          const { code, message } = describe(error);
+          setEntries([{ kind: 'error', key: 'load-error', code, message }]);
+          setLoading(false);
+        },
+      );
+    },
+    [follow],
+  );
 
   const create = useCallback(async () => {
     try {
@@ -154,21 +231,13 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
         });
         rememberSession(response.headers);
         if (!response.ok || !response.body) throw await errorFromResponse(response);
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        const parser = new SseParser();
-        let finished = false;
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          for (const message of parser.push(value)) {
-            let event: ChatEvent;
-            try {
-              event = JSON.parse(message.data) as ChatEvent;
-            } catch {
-              continue;
-            }
-            if (event.type === 'turn_finished') finished = true;
-            apply(event);
+        const finished = await readTurn(response, apply);
+        if (!finished && !controller.signal.aborted && selectedRef.current === id) {
+          // The stream broke (a proxy, an instance going away): the turn may run on; follow it.
+          const detail = await api<ConversationDetailDto>(`/api/conversations/${encodeURIComponent(id)}`);
+          if (detail.running && selectedRef.current === id) {
+            void follow(id, detail.messages);
+            return;
           }
         }
         if (!finished)
@@ -191,7 +260,7 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
         void refreshList();
       }
     },
-    [create, refreshList],
+    [create, refreshList, follow],
   );
 
   const stop = useCallback(async () => {
