@@ -59,6 +59,13 @@ function beforeRunningTurn(messages: ConversationDetailDto['messages']): Convers
   return last < 0 ? messages : messages.slice(0, last);
 }
 
+/** A stream that failed, unless it was aborted on purpose (leaving, another send), shows why. */
+function failed(controller: AbortController, error: unknown, apply: (event: ChatEvent) => void): void {
+  if (controller.signal.aborted) return;
+  const { code, message } = describe(error);
+  apply({ type: 'error', code, message });
+}
+
 const describe = (error: unknown) =>
   error instanceof ApiRequestError
     ? { code: error.code, message: error.suggestion ? `${error.message} ${error.suggestion}` : error.message }
@@ -92,43 +99,47 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
     return () => abort.current?.abort();
   }, [refreshList]);
 
+  /** A stream (a turn sent or followed) is over: the state goes back unless another took over. */
+  const streamEnded = useCallback((controller: AbortController) => {
+    if (abort.current !== controller) return;
+    abort.current = null;
+    setStreaming(false);
+    setStopping(false);
+  }, []);
+
   // Follows the selected conversation's running turn; the stored conversation is read again at
   // its end (the replay may have been cut short: the server keeps a turn's newest events only).
-  const follow = useCallback(async (id: string, stored: ConversationDetailDto['messages']) => {
-    const controller = new AbortController();
-    abort.current?.abort();
-    abort.current = controller;
-    setStreaming(true);
-    setEntries(entriesFromMessages(beforeRunningTurn(stored)));
-    const apply = (event: ChatEvent) => {
-      if (selectedRef.current !== id) return;
-      setEntries((list) => applyChatEvent(list, event));
-      if (event.type === 'tool_call_finished') hooksRef.current.onToolFinished();
-    };
-    try {
-      const response = await fetch(`/api/conversations/${encodeURIComponent(id)}/turn`, {
-        headers: { accept: 'text/event-stream', ...sessionHeaders() },
-        signal: controller.signal,
-      });
-      if (!response.ok) throw await errorFromResponse(response);
-      if (response.status !== 204) await readTurn(response, apply);
-      if (controller.signal.aborted || selectedRef.current !== id) return;
-      const detail = await api<ConversationDetailDto>(`/api/conversations/${encodeURIComponent(id)}`);
-      if (selectedRef.current === id && !controller.signal.aborted)
-        setEntries(entriesFromMessages(detail.messages));
-    } catch (error) {
-      if (!controller.signal.aborted) {
-        const { code, message } = describe(error);
-        apply({ type: 'error', code, message });
+  const follow = useCallback(
+    async (id: string, stored: ConversationDetailDto['messages']) => {
+      const controller = new AbortController();
+      abort.current?.abort();
+      abort.current = controller;
+      setStreaming(true);
+      setEntries(entriesFromMessages(beforeRunningTurn(stored)));
+      const apply = (event: ChatEvent) => {
+        if (selectedRef.current !== id) return;
+        setEntries((list) => applyChatEvent(list, event));
+        if (event.type === 'tool_call_finished') hooksRef.current.onToolFinished();
+      };
+      try {
+        const response = await fetch(`/api/conversations/${encodeURIComponent(id)}/turn`, {
+          headers: { accept: 'text/event-stream', ...sessionHeaders() },
+          signal: controller.signal,
+        });
+        if (!response.ok) throw await errorFromResponse(response);
+        if (response.status !== 204) await readTurn(response, apply);
+        if (controller.signal.aborted || selectedRef.current !== id) return;
+        const detail = await api<ConversationDetailDto>(`/api/conversations/${encodeURIComponent(id)}`);
+        if (selectedRef.current === id && !controller.signal.aborted)
+          setEntries(entriesFromMessages(detail.messages));
+      } catch (error) {
+        failed(controller, error, apply);
+      } finally {
+        streamEnded(controller);
       }
-    } finally {
-      if (abort.current === controller) {
-        abort.current = null;
-        setStreaming(false);
-        setStopping(false);
-      }
-    }
-  }, []);
+    },
+    [streamEnded],
+  );
 
   const select = useCallback(
     (id: string | null) => {
@@ -247,20 +258,13 @@ export function useChat(hooks: { onToolFinished(): void; onError(text: string): 
             message: 'The reply stopped before the turn finished.',
           });
       } catch (error) {
-        if (!controller.signal.aborted) {
-          const { code, message } = describe(error);
-          apply({ type: 'error', code, message });
-        }
+        failed(controller, error, apply);
       } finally {
-        if (abort.current === controller) {
-          abort.current = null;
-          setStreaming(false);
-          setStopping(false);
-        }
+        streamEnded(controller);
         void refreshList();
       }
     },
-    [create, refreshList, follow],
+    [create, refreshList, follow, streamEnded],
   );
 
   const stop = useCallback(async () => {
