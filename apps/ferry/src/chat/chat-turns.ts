@@ -22,7 +22,7 @@ export interface RunningTurn {
 export interface TurnSlot {
   turn: RunningTurn;
   /** One event of the turn, with the seq its stream gave it; written to the log in this order. */
-  emit(seq: number, event: Parameters<TurnListener['event']>[1]): void;
+  emit: TurnListener['event'];
   /** The client that started the turn went away: stop it after the grace unless it is followed. */
   detached(): void;
   /** The turn is over: the log says so once every event is written. */
@@ -45,12 +45,7 @@ export interface ChatTurns {
     answer: FileRequestAnswer,
   ): Promise<FileRequestAnswerResult>;
   /** The conversation's current or last turn's events after `after`, live, then its end. */
-  follow(
-    owner: string,
-    conversationId: string,
-    after: number,
-    listener: TurnListener,
-  ): Promise<(() => void) | undefined>;
+  follow: TurnLog['follow'];
   /** Stops every turn of one owner running here (user deletion); resolves when they have stopped. */
   cancelOwner(owner: string): Promise<number>;
   /** Stops every turn running here (server shutdown), then closes the log. */
