@@ -30,6 +30,7 @@ import {
   pathOf,
 } from './http/error-handler.js';
 import { installOriginGuard } from './http/origin-guard.js';
+import { registerRateLimit } from './http/rate-limit.js';
 import { createPathRedactor } from './http/redact-paths.js';
 import { installMaintenance } from './maintenance.js';
 import { createDrain } from './ops/drain.js';
@@ -287,6 +288,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     async (api) => {
       installOriginGuard(api, config);
       installAuth(api, { authenticator, sessions });
+      // Counted per user, so after installAuth; before the routes, as it attaches itself to each.
+      await registerRateLimit(api, {
+        config: config.rateLimit,
+        ...(deps.shared &&
+          config.redis && { redis: { config: config.redis, instanceId: deps.shared.instanceId } }),
+      });
       installRequestLogBindings(api);
       announceFileChanges(api);
       api.addHook('onRequest', (_request, reply, done) => {

@@ -294,6 +294,58 @@ const sandboxSectionSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * MCP Apps (docs/mcp-apps.md): the second origin the web app loads an app's sandbox proxy from.
+ * It must differ from Ferry's own origin, so an app never shares Ferry's storage or DOM.
+ */
+const appsSectionSchema = z.strictObject({
+  /**
+   * The port of the sandbox origin's listener, on server.host. Set it when the sandbox origin is
+   * published (a firewall, a reverse proxy). Also FERRY_APPS_SANDBOX_PORT. @default 0: a free port
+   * at each start (a fixed neighbour of server.port could be another instance's port)
+   */
+  sandboxPort: z.number().int('apps.sandboxPort must be an integer').min(0).max(65_535).optional(),
+  /**
+   * The sandbox origin as the browser reaches it (behind a proxy: its own host name). Also
+   * FERRY_APPS_SANDBOX_URL. @default the address the sandbox listener listens on
+   */
+  sandboxPublicUrl: z
+    .url({ protocol: /^https?$/, error: 'apps.sandboxPublicUrl must be an http(s) URL' })
+    .optional(),
+});
+
+/** One per-user limit: at most `max` requests in `windowSeconds`. */
+const rateRuleSchema = (what: string, max: number, windowSeconds: number) =>
+  z
+    .strictObject({
+      max: count(`${what}.max`).default(max),
+      windowSeconds: count(`${what}.windowSeconds`)
+        .max(86_400, `${what}.windowSeconds must be at most 86400 (a day)`)
+        .default(windowSeconds),
+    })
+    .prefault({});
+
+/**
+ * Per-user request limits (http/rate-limit.ts): each counts one user's requests in a fixed window,
+ * in Redis when instances share state (one limit across all of them), else in memory. A request
+ * over a limit gets 429 E_RATE_LIMITED with Retry-After. Off unless enabled: the embedded default
+ * serves one person, and a deployment sizes the limits to its users and clients.
+ */
+const rateLimitSectionSchema = z.strictObject({
+  /** @default false */
+  enabled: z.boolean().default(false),
+  /** POST /api/calls (starting a tool call). @default 60 per 60 s */
+  callStarts: rateRuleSchema('rateLimit.callStarts', 60, 60),
+  /** POST /api/files (an upload request, however many files it carries). @default 120 per 60 s */
+  uploads: rateRuleSchema('rateLimit.uploads', 120, 60),
+  /** Every other authenticated /api request (event streams count once, when opened). @default 1200 per 60 s */
+  api: rateRuleSchema('rateLimit.api', 1200, 60),
+  /** Users never limited (service accounts, load tests). @default none */
+  exemptUsers: z
+    .array(z.string().refine(isValidUsername, 'rateLimit.exemptUsers holds an invalid username'))
+    .default([]),
+});
+
 export const appConfigSchema = z.strictObject({
   server: serverSectionSchema.prefault({}),
   auth: authSectionSchema.prefault({}),
@@ -303,6 +355,8 @@ export const appConfigSchema = z.strictObject({
   maintenance: maintenanceSectionSchema.prefault({}),
   sandbox: sandboxSectionSchema.prefault({}),
   metrics: metricsSectionSchema.prefault({}),
+  rateLimit: rateLimitSectionSchema.prefault({}),
+  apps: appsSectionSchema.prefault({}),
   /** Absent: the embedded default (one instance, state in memory). */
   redis: redisSectionSchema.optional(),
 });
@@ -313,6 +367,7 @@ export type AppConfig = z.output<typeof appConfigSchema>;
 export type AuthConfig = AppConfig['auth'];
 export type CallsConfig = AppConfig['calls'];
 export type MetricsConfig = AppConfig['metrics'];
+export type RateLimitConfig = AppConfig['rateLimit'];
 /** Present only in scale mode (FERRY_REDIS_URL). */
 export type RedisConfig = NonNullable<AppConfig['redis']>;
 

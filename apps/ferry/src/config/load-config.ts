@@ -1,5 +1,5 @@
 // ferry.config.json, read once at startup: the app's sections (server, auth, sessions, calls,
-// uploads, maintenance, sandbox, metrics, redis), storage (`storage` plus the v2.1 `flags`),
+// uploads, maintenance, sandbox, metrics, rateLimit, redis), storage (`storage` plus the v2.1 `flags`),
 // `servers` and `fileProvider`. Each part is validated by its owner (this app, @ferry/storage,
 // @ferry/host: the servers and the file provider's settings); every problem of every part is
 // reported at once, and the result is deep-frozen. Environment variables override the
@@ -38,6 +38,8 @@ const APP_SECTIONS = [
   'maintenance',
   'sandbox',
   'metrics',
+  'rateLimit',
+  'apps',
 ] as const;
 /** App sections whose absence means something (`redis`: the embedded default), so never filled with {}. */
 const OPTIONAL_APP_SECTIONS = new Set(['redis']);
@@ -316,6 +318,9 @@ const APP_ENV: readonly [string, string, string, 'string' | 'number' | 'flag' | 
   ['FERRY_SANDBOX', 'sandbox', 'mode', 'string'],
   ['FERRY_METRICS_ALLOW_FROM', 'metrics', 'allowFrom', 'list'],
   ['FERRY_METRICS_TOKEN', 'metrics', 'token', 'string'],
+  ['FERRY_RATE_LIMIT', 'rateLimit', 'enabled', 'flag'],
+  ['FERRY_APPS_SANDBOX_PORT', 'apps', 'sandboxPort', 'number'],
+  ['FERRY_APPS_SANDBOX_URL', 'apps', 'sandboxPublicUrl', 'string'],
   ['FERRY_REDIS_URL', 'redis', 'url', 'string'],
   ['FERRY_REDIS_PREFIX', 'redis', 'prefix', 'string'],
   ['FERRY_FILE_PROVIDER_ENABLED', 'fileProvider', 'enabled', 'flag'],

@@ -18,6 +18,7 @@ const TITLES: Record<string, string> = {
   E_NOT_FOUND: 'Not found',
   E_CONFLICT: 'Conflict',
   E_TOO_MANY_CALLS: 'Too many tool calls at once',
+  E_RATE_LIMITED: 'Too many requests: wait a moment',
   E_TOOL_UNAVAILABLE: 'The tool server is not available',
 };
 

@@ -156,6 +156,13 @@ export const ERROR_CODES = {
     retryable: true,
     suggestion: 'Wait for a running call to finish, or cancel one',
   },
+  E_RATE_LIMITED: {
+    status: 429,
+    reason: 'RateLimited',
+    message: 'Too many requests',
+    retryable: true,
+    suggestion: 'Wait until the time in Retry-After (details.retry_after_seconds) has passed, then try again',
+  },
   E_TOOL_UNAVAILABLE: {
     status: 502,
     reason: 'ToolServerUnavailable',
