@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { FerryError } from '@ferry/contract';
 import type { CallToolResult, Client, PriorDiscovery, Tool, Transport } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
@@ -68,6 +67,8 @@ export class PooledConnection implements ToolConnection {
   #detail: string | undefined;
   #tools: Promise<Tool[]> | undefined;
   #active = 0;
+  /** Calls made so far: the next call's tag. */
+  #calls = 0;
   /** Handed out no more; closes when its last running call ends. */
   #draining = false;
   /** The question handlers of the running calls by call tag, oldest first (a Map keeps order). */
@@ -198,7 +199,10 @@ export class PooledConnection implements ToolConnection {
     const { onProgress, onElicitation, signal } = options;
     this.#active += 1;
     // Names this call on the wire (stripped before sending) so a 2026-07-28 question reaches it.
-    const tag = randomUUID();
+    // Never sent: unique within this connection is enough. A 2025-11-25 question names no call,
+    // so there the request goes untagged (no tag to add and strip again on every call).
+    const tag = `${++this.#calls}`;
+    const tagging = this.protocolEra !== 'legacy';
     if (onElicitation) this.#askers.set(tag, onElicitation);
     this.touch();
     try {
@@ -216,7 +220,7 @@ export class PooledConnection implements ToolConnection {
             }),
         }),
       };
-      const tagged = { ...request, _meta: { [CALL_TAG_META]: tag } };
+      const tagged = tagging ? { ...request, _meta: { [CALL_TAG_META]: tag } } : request;
       return await callToolFollowingTasks(this.#o.client, tagged, sdkOptions, options);
     } catch (error) {
       // The SDK rejects an aborted call with its own RequestTimeout error; hand back the caller's

@@ -28,7 +28,7 @@ export function createCallEventSink(options: CallEventSinkOptions): CallEventSin
     callId: options.callId,
     emit(body) {
       seq += 1;
-      const event = { ...body, callId: options.callId, seq, at: new Date(now()).toISOString() } as CallEvent;
+      const event = { ...body, callId: options.callId, seq, at: isoAt(now()) } as CallEvent;
       try {
         options.emit(event);
       } catch {
@@ -37,4 +37,19 @@ export function createCallEventSink(options: CallEventSinkOptions): CallEventSin
       return event;
     },
   };
+}
+
+/**
+ * `new Date(ms).toISOString()`, remembered for the last millisecond: the events of a call (and of
+ * calls running together) mostly fall in the same one, and formatting costs more than the rest
+ * of stamping an event.
+ */
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoAt(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

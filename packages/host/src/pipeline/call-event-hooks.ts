@@ -34,11 +34,12 @@ export function elicitationHook(
   events: CallEventSink,
   broker: ElicitationBroker,
   owner: string,
-  signal: AbortSignal,
+  /** Aborted when the call ends; asked for only when a question comes (it costs to make). */
+  signal: () => AbortSignal,
   server: string,
 ): (request: ElicitationRequest) => Promise<ElicitationResult> {
   return async (request) => {
-    const asked = broker.ask(events.callId, owner, request, signal);
+    const asked = broker.ask(events.callId, owner, request, signal());
     events.emit(
       request.mode === 'url'
         ? {

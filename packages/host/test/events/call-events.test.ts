@@ -19,6 +19,24 @@ describe('createCallEventSink', () => {
     expect(seen[1]).toEqual(returned);
     expect(seen[0]?.at).toBe('2026-11-23T12:00:00.000Z');
     expect(seen[1]?.at).toBe('2026-11-23T12:00:01.500Z');
+    expect(seen[2]?.at).toBe('2026-11-23T12:00:01.500Z');
+  });
+
+  it('each event gets its own time when calls with different clocks interleave', () => {
+    // The formatted time is remembered for the last millisecond seen, across every sink.
+    const a = createCallEventSink({
+      callId: 'a',
+      emit: () => {},
+      now: () => Date.parse('2026-01-02T03:04:05.006Z'),
+    });
+    const b = createCallEventSink({
+      callId: 'b',
+      emit: () => {},
+      now: () => Date.parse('2027-12-31T23:59:59.999Z'),
+    });
+    expect(a.emit({ type: 'cancelled', reason: 'x' }).at).toBe('2026-01-02T03:04:05.006Z');
+    expect(b.emit({ type: 'cancelled', reason: 'x' }).at).toBe('2027-12-31T23:59:59.999Z');
+    expect(a.emit({ type: 'cancelled', reason: 'x' }).at).toBe('2026-01-02T03:04:05.006Z');
   });
 
   it('a subscriber that throws does not break the call it watches', () => {
