@@ -67,7 +67,7 @@ export interface ChatTurnsOptions {
 }
 
 /** Long enough for a reloaded page to come back and follow its turn. */
-export const DEFAULT_DETACH_GRACE_MS = 15_000;
+const DEFAULT_DETACH_GRACE_MS = 15_000;
 
 const CANCEL_TURN = 'turn.cancel';
 const ANSWER_FILE_REQUEST = 'turn.file-request';

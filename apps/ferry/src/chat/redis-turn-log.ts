@@ -15,7 +15,6 @@ import { createChannelSubscriptions } from '../calls/redis-channel-subscriptions
 import {
   DEFAULT_ENDED_TURN_KEEP_MS,
   DEFAULT_TURN_EVENTS,
-  type TurnListener,
   type TurnLog,
   type TurnRecord,
 } from './turn-log.js';
@@ -83,7 +82,7 @@ export interface RedisTurnLogOptions {
   onError?: (error: unknown) => void;
 }
 
-export function turnKeys(prefix: string, owner: string, conversationId: string) {
+function turnKeys(prefix: string, owner: string, conversationId: string) {
   const hash = `${prefix}turn:{${owner}:${conversationId}}`;
   return { hash, events: `${hash}:events`, live: `${hash}:live` };
 }
