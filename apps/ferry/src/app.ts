@@ -52,6 +52,7 @@ import { opsRoutes } from './routes/ops.js';
 import { serverRoutes } from './routes/servers.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { statusRoutes } from './routes/status.js';
+import { uiResourceRoutes } from './routes/ui-resources.js';
 import { announceFileChanges, userEventRoutes } from './routes/user-events.js';
 import { userRoutes } from './routes/users.js';
 import { webRoutes } from './routes/web.js';
@@ -306,6 +307,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       await api.register(fileUploadRoutes);
       await api.register(fileContentRoutes);
       await api.register(serverRoutes);
+      await api.register(uiResourceRoutes);
       await api.register(callRoutes);
       await api.register(callEventRoutes);
       await api.register(callElicitationRoutes);

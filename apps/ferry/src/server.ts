@@ -21,6 +21,7 @@ import { createBubblewrapLauncher, type SandboxProbe } from '@ferry/sandbox';
 import { type DataDirLock, lockDataDir, type OpenedStorage, openStorage } from '@ferry/storage';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { type AppsSandbox, startAppsSandbox } from './apps-sandbox/sandbox-server.js';
 import { type FerryConfig, loadFerryConfig } from './config/load-config.js';
 import { meteredHost } from './ops/metered-host.js';
 import { createAppMetrics } from './ops/metrics.js';
@@ -238,6 +239,7 @@ async function startLocked(s: {
   // with the default `warn` every callback would otherwise go unrecorded.
   const level = options.logLevel ?? env.FERRY_LOG_LEVEL ?? 'warn';
   auditLog = app.log.child({}, { level: level === 'silent' ? 'silent' : 'info' });
+  let appsSandbox: AppsSandbox | undefined;
   const close = async (closing: { graceMs?: number } = {}) => {
     const { drain, calls } = app.ferry;
     drain.begin();
@@ -248,6 +250,7 @@ async function startLocked(s: {
         log?.warn({ uploadsDone, callsDone }, 'grace period over: cancelling what still runs');
     }
     await app.close().catch(() => undefined);
+    await appsSandbox?.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     // After the host: no server connection is left to mint or use a token.
     await fileProvider?.close().catch(() => undefined);
@@ -267,6 +270,13 @@ async function startLocked(s: {
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${actualPort}`;
+  try {
+    appsSandbox = await listenAppsSandbox(config, listenHost, url);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  status.appsSandboxUrl = appsSandbox.proxyUrl;
   if (baseUrl === '') baseUrl = url;
   lock.setUrl(url);
   return {
@@ -280,6 +290,36 @@ async function startLocked(s: {
     summary: summarize(url, config, status, cwd, fileProvider ? baseUrl : undefined, shared),
     close,
   };
+}
+
+/**
+ * MCP Apps' sandbox origin (apps-sandbox/): on a free port unless configured (no fixed neighbour of
+ * Ferry's port: two instances often sit on neighbouring ports). It must not be Ferry's own origin,
+ * or an app's proxy page would share Ferry's storage and DOM.
+ */
+async function listenAppsSandbox(config: FerryConfig, host: string, mainUrl: string): Promise<AppsSandbox> {
+  const apps = config.app.apps;
+  const port = apps.sandboxPort ?? 0;
+  const mainOrigins = [mainUrl, config.app.server.publicUrl].flatMap((u) => (u ? [new URL(u).origin] : []));
+  if (apps.sandboxPublicUrl && mainOrigins.includes(new URL(apps.sandboxPublicUrl).origin)) {
+    throw new FerryError('E_INVALID_INPUT', "apps.sandboxPublicUrl must not be Ferry's own origin", {
+      field: 'apps.sandboxPublicUrl',
+    });
+  }
+  try {
+    return await startAppsSandbox({
+      host,
+      port,
+      ...(apps.sandboxPublicUrl ? { publicUrl: apps.sandboxPublicUrl } : {}),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    throw new FerryError(
+      'E_INVALID_INPUT',
+      `Port ${port} on ${host} (the MCP Apps sandbox origin) is in use. Pick another with apps.sandboxPort or FERRY_APPS_SANDBOX_PORT.`,
+      { field: 'apps.sandboxPort' },
+    );
+  }
 }
 
 /**
@@ -361,6 +401,9 @@ function summarize(
     `  catalog  ${status.catalog}`,
     `  shared   ${shared ? `${shared.label}, this instance ${shared.instanceId}` : '(none: one instance)'}`,
     `  sandbox  ${status.sandbox.summary}`,
+    ...(status.appsSandboxUrl
+      ? [`  apps     MCP Apps sandbox origin ${new URL(status.appsSandboxUrl).origin}`]
+      : []),
     `  LLM      ${status.llm}`,
     `  auth     ${status.auth}`,
     `  servers  ${enabled.join(', ') || '(none)'}${disabled.length ? ` (disabled: ${disabled.join(', ')})` : ''}`,

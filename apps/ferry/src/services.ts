@@ -22,7 +22,7 @@ import type { WorkspaceJanitor } from './workspaces/workspace-janitor.js';
  * `startSessionServers` starts nothing when a session opens).
  */
 export type AppHost = Pick<Host, 'registry' | 'listTools' | 'callTool' | 'answerElicitation'> &
-  Partial<Pick<Host, 'startSessionServers' | 'pool'>>;
+  Partial<Pick<Host, 'startSessionServers' | 'pool' | 'readUiResource'>>;
 
 export interface FerryServices {
   files: FileStore;

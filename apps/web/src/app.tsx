@@ -5,6 +5,7 @@ import type { CallDetail, CallEvent, MeDto, ServerDto, ServerList, StatusDto, Ui
 import { useCallback, useEffect, useMemo, useReducer, useState } from 'react';
 import { api, openSession } from './api/client';
 import type { FilesChangedEvent } from './api/types';
+import { offerChatDraft } from './apps/chat-drafts';
 import { ChatPanel } from './chat/lazy-chat-panel';
 import { CanvasPanel } from './components/canvas-panel';
 import { ChatPlaceholder, isModelConfigured } from './components/chat-placeholder';
@@ -14,7 +15,7 @@ import { StatusBar } from './components/status-bar';
 import { Toasts } from './components/toasts';
 import { type MainView, TopBar } from './components/top-bar';
 import { FilesPanel } from './files/files-panel';
-import { canvasReducer, EMPTY_CANVAS, fileTab } from './lib/canvas-layout';
+import { type CanvasAppItem, canvasReducer, EMPTY_CANVAS, fileTab } from './lib/canvas-layout';
 import { canvasActionForOutcome } from './lib/outcome-canvas';
 import { ToolRunner } from './runner/tool-runner';
 import { AppContext, type AppServices, type OpenableFile } from './state/app-context';
@@ -83,6 +84,21 @@ export function App() {
     });
   }, []);
 
+  const openApp = useCallback((item: CanvasAppItem) => {
+    dispatch({ type: 'show', items: [item], focus: item.key, mode: 'append' });
+  }, []);
+
+  const chatAvailable = status !== null && isModelConfigured(status.llm);
+  const addChatMessage = useCallback(
+    (text: string) => {
+      if (!chatAvailable) return false;
+      offerChatDraft(text);
+      setView('chat');
+      return true;
+    },
+    [chatAvailable],
+  );
+
   const onAnyEvent = useCallback(
     (event: CallEvent | FilesChangedEvent) => {
       if (event.type === 'files_changed' || event.type === 'file_stored') refreshFiles();
@@ -123,9 +139,23 @@ export function App() {
       refreshFiles,
       uploads,
       openFile,
+      openApp,
+      addChatMessage,
       toast,
     }),
-    [me, files.files, files.total, files.loading, files.error, refreshFiles, uploads, openFile, toast],
+    [
+      me,
+      files.files,
+      files.total,
+      files.loading,
+      files.error,
+      refreshFiles,
+      uploads,
+      openFile,
+      openApp,
+      addChatMessage,
+      toast,
+    ],
   );
 
   // The side panels' widths are what they may grow to, not fixed: a width chosen on a wide screen

@@ -30,6 +30,7 @@ const TOOLS: Record<ServerName, string[]> = {
   secrets: ['scan_secrets'],
   tasks: ['render_report', 'task_record', 'task_scenario'],
   signin: ['link_account'],
+  'csv-chart': ['save_chart_png', 'show_csv_chart'],
 };
 
 it("the slow server users get offers its progress demo only; hang and crash are the tests'", async () => {

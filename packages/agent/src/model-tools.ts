@@ -6,7 +6,10 @@
 // becomes such a name slot, optional for the model: the SEP lets a host "replace it with a
 // sentinel the model can emit to request host-side substitution", and a name is that sentinel.
 // Ferry resolves it and the user approves the file before anything is sent (file-inputs.ts).
-import { type FileInput, formatBytes, stripFileInputs } from '@ferry/contract';
+// A tool whose MCP Apps visibility (SEP-1865 `_meta.ui.visibility`) leaves out "model" is for
+// its view alone: the spec says a host "MUST NOT include" it in the agent's tool list, so it is
+// not offered, and a model that names it anyway is refused (run-tool-call.ts, `appOnly`).
+import { type FileInput, formatBytes, isModelVisible, stripFileInputs } from '@ferry/contract';
 import { type Host, resolveConventions, type ToolConventions } from '@ferry/host';
 import type { ModelTool } from './model-client.js';
 import { createToolNameTable, type ToolNameTable, type ToolRef } from './tool-names.js';
@@ -48,12 +51,15 @@ export interface ToolCatalog {
   names: ToolNameTable;
   /** Servers whose tools could not be listed (not started, not answering): named, no paths. */
   unavailable: { server: string; reason: string }[];
+  /** App-only tools (MCP Apps visibility without "model") by the name they would have had. */
+  appOnly: ReadonlyMap<string, ToolRef>;
 }
 
 export async function collectModelTools(host: AgentHost, username: string): Promise<ToolCatalog> {
   const servers = host.registry.list().filter((server) => server.enabled);
   const listed = await Promise.allSettled(servers.map((server) => host.listTools(server.name, username)));
   const found: { ref: ToolRef; description: string; inputSchema: unknown }[] = [];
+  const hiddenRefs: ToolRef[] = [];
   const unavailable: ToolCatalog['unavailable'] = [];
   listed.forEach((result, i) => {
     const server = (servers[i] as { name: string }).name;
@@ -62,6 +68,10 @@ export async function collectModelTools(host: AgentHost, username: string): Prom
       return;
     }
     for (const tool of result.value) {
+      if (!isModelVisible(tool._meta)) {
+        hiddenRefs.push({ server, tool: tool.name });
+        continue;
+      }
       found.push({
         ref: { server, tool: tool.name },
         description: tool.description ?? tool.title ?? tool.name,
@@ -69,7 +79,10 @@ export async function collectModelTools(host: AgentHost, username: string): Prom
       });
     }
   });
-  const names = createToolNameTable(found.map((f) => f.ref));
+  // App-only tools are named with the others, so the model's names do not depend on them.
+  const names = createToolNameTable([...found.map((f) => f.ref), ...hiddenRefs]);
+  const appOnly = new Map<string, ToolRef>();
+  for (const ref of hiddenRefs) appOnly.set(names.nameOf(ref) as string, ref);
   const byName = new Map<string, OfferedTool>();
   const tools: ModelTool[] = [];
   for (const entry of found) {
@@ -83,7 +96,7 @@ export async function collectModelTools(host: AgentHost, username: string): Prom
     });
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { tools, byName, names, unavailable };
+  return { tools, byName, names, unavailable, appOnly };
 }
 
 /** The inputSchema as the model may see it. Pure: the input is not changed. */

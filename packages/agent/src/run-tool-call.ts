@@ -80,6 +80,20 @@ export async function runToolCall(call: ModelToolCall, ctx: ToolCallContext): Pr
   const where = tool ? { server: tool.server, tool: tool.tool } : {};
   const rejected = (code: string, message: string) => rejectCall(call, ctx, code, message);
 
+  const appOnly = tool ? undefined : ctx.catalog.appOnly.get(call.name);
+  if (appOnly) {
+    ctx.emit({
+      type: 'tool_call_started',
+      toolCallId: call.id,
+      name: call.name,
+      ...appOnly,
+      arguments: null,
+    });
+    return rejected(
+      'E_FORBIDDEN',
+      `Tool "${call.name.slice(0, 100)}" is for its app's view only (MCP Apps visibility ["app"]): the model cannot call it.`,
+    );
+  }
   if (!tool) {
     ctx.emit({ type: 'tool_call_started', toolCallId: call.id, name: call.name, arguments: null });
     const known = ctx.catalog.tools
@@ -137,6 +151,9 @@ export async function runToolCall(call: ModelToolCall, ctx: ToolCallContext): Pr
     isError: response.forModel.isError,
     files: response.forUi.files,
     ...(error ? { error } : {}),
+    // An MCP Apps tool's view in the chat gets the result as the server sent it.
+    ...(response.mcpResult ? { mcpResult: response.mcpResult } : {}),
+    ...(response.mcpResultOmitted ? { mcpResultOmitted: true as const } : {}),
   });
   return {
     response,

@@ -101,6 +101,7 @@ export {
   type DisplayHints,
   type HostOutputOrigin,
   type HostRejectedOutput,
+  MCP_RESULT_MAX_BYTES,
   MODEL_META_DATA_MAX_BYTES,
   type ModelAnswer,
   type ToolCallResponse,
@@ -196,6 +197,17 @@ export {
   UploadedFilesSchema,
   UploadQuerySchema,
 } from './wire/files-api.js';
+export {
+  isModelVisible,
+  isUiUri,
+  MCP_APP_MIME_TYPE,
+  MCP_APPS_EXTENSION,
+  readToolUi,
+  readUiResourceMeta,
+  type UiResource,
+  UiResourceQuerySchema,
+  UiResourceSchema,
+} from './wire/mcp-apps-api.js';
 export {
   OAuthCallbackQuerySchema,
   type OAuthConnectionDto,

@@ -4,7 +4,7 @@
 // FerryError (E_SANDBOX_UNAVAILABLE, E_QUOTA_EXCEEDED) fails the call with that envelope: the pool
 // and the pipeline pass it on unchanged.
 import { resolve } from 'node:path';
-import { type CallEvent, type ToolCallResponse, WORKSPACE_ROOT_ENV } from '@ferry/contract';
+import { type CallEvent, type ToolCallResponse, type UiResource, WORKSPACE_ROOT_ENV } from '@ferry/contract';
 import type { FileStore } from '@ferry/storage';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ConnectionPool } from './connections/connection.js';
@@ -20,6 +20,7 @@ import { createElicitationBroker, type ElicitationAnswer } from './pipeline/elic
 import { canvasOriginsOf } from './servers/canvas-origins.js';
 import type { StdioServerConfig } from './servers/server-config.js';
 import { loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
+import { createUiResourceReader } from './servers/ui-resources.js';
 import { createWorkspaces, type WorkspaceOwner, type Workspaces } from './workspace/workspaces.js';
 
 export interface HostOptions {
@@ -91,6 +92,16 @@ export interface Host {
   readonly workspaces: Workspaces;
   listTools(server: string, username: string): Promise<Tool[]>;
   /**
+   * An MCP Apps view (SEP-1865) one of the server's tools declares, read over the user's
+   * connection and cached (servers/ui-resources.ts says when it is read again and what it refuses).
+   */
+  readUiResource(
+    server: string,
+    username: string,
+    uri: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<UiResource>;
+  /**
    * A session of the user opened: starts, in the background, their connections to the enabled
    * servers configured with `start: "session"` (their tool lists fetched too), so the first call
    * finds them ready. Never rejects: each server's outcome is in the answer (a server that cannot
@@ -133,7 +144,20 @@ export function createHost(options: HostOptions): Host {
   const extras: ConnectionExtrasSource = providerExtras(
     fileProvider?.settings.enabled ? fileProvider : undefined,
   );
-  const pool = createConnectionPool({ ...options.pool, registry, launcher, extras });
+  // The views' cache hears every connection event (a list change makes it stale); it gets its
+  // connections from the pool made just below.
+  const uiResources = createUiResourceReader({ pool: { get: (server, user) => pool.get(server, user) } });
+  const onPoolEvent = options.pool?.onEvent;
+  const pool = createConnectionPool({
+    ...options.pool,
+    registry,
+    launcher,
+    extras,
+    onEvent: (event) => {
+      uiResources.onConnectionEvent(event);
+      onPoolEvent?.(event);
+    },
+  });
   const attribution = createCallbackAttribution();
   const unsubscribe = fileProvider?.onCallback((event) => attribution.attribute(event));
   const elicitations = createElicitationBroker({
@@ -179,6 +203,8 @@ export function createHost(options: HostOptions): Host {
     pool,
     workspaces,
     listTools: async (server, username) => (await pool.get(server, username)).listTools(),
+    readUiResource: (server, username, uri, readOptions) =>
+      uiResources.read(server, username, uri, readOptions),
     startSessionServers: (username) =>
       Promise.all(
         registry

@@ -113,4 +113,12 @@ export type {
 } from './servers/server-config.js';
 export { SCHEMA_BY_TRANSPORT as SERVER_SCHEMA_BY_TRANSPORT } from './servers/server-config.js';
 export { createServerRegistry, loadServerRegistry, type ServerRegistry } from './servers/server-registry.js';
+export {
+  createUiResourceReader,
+  DEFAULT_MAX_UI_CACHE_BYTES,
+  DEFAULT_MAX_UI_HTML_BYTES,
+  isMcpAppMimeType,
+  type UiResourceReader,
+  type UiResourceReaderOptions,
+} from './servers/ui-resources.js';
 export { createWorkspaces, type Workspace, type Workspaces } from './workspace/workspaces.js';

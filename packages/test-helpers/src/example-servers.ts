@@ -21,6 +21,7 @@ export const SERVER_NAMES = [
   'secrets',
   'tasks',
   'signin',
+  'csv-chart',
 ] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 

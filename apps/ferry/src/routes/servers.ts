@@ -1,6 +1,6 @@
 // The configured MCP servers and their tools. Only what a client needs is shown: never a
 // server's command, environment, URL or headers (they may hold secrets and host paths).
-import { FerryError, ServerListSchema, ToolListSchema } from '@ferry/contract';
+import { FerryError, readToolUi, ServerListSchema, ToolListSchema } from '@ferry/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { identityOf } from '../auth/request-context.js';
@@ -68,6 +68,7 @@ export const serverRoutes: FastifyPluginAsyncZod = async (app) => {
         server,
         items: tools.map((tool) => {
           const described = describeInjected(tool.inputSchema);
+          const ui = readToolUi(tool._meta);
           return {
             name: tool.name,
             ...(tool.title === undefined ? {} : { title: tool.title }),
@@ -76,6 +77,7 @@ export const serverRoutes: FastifyPluginAsyncZod = async (app) => {
             ...(tool.annotations === undefined ? {} : { annotations: { ...tool.annotations } }),
             injected: described.injected,
             fileInputs: described.fileInputs,
+            ...(ui === undefined ? {} : { ui }),
           };
         }),
       };

@@ -51,6 +51,7 @@ describe('/api/openapi.json', () => {
         '/api/oauth/{server}/start',
         '/api/servers',
         '/api/servers/{server}/tools',
+        '/api/servers/{server}/ui-resource',
         '/api/sessions',
         '/api/sessions/{id}',
         '/api/status',

@@ -38,6 +38,8 @@ export interface ToolEntry {
   tool?: string;
   arguments: string;
   status: 'pending' | 'running' | ToolMessageStatus;
+  /** Made by a turn streaming in this page (not read back from storage): its app view may open by itself. */
+  streamed?: boolean;
   callId?: string;
   /** Live progress and notices, as the tool runner tracks them. */
   progress: CallState['progress'];
@@ -215,6 +217,7 @@ export function applyChatEvent(entries: ChatEntry[], event: ChatEvent): ChatEntr
           ...(event.tool === undefined ? {} : { tool: event.tool }),
           arguments: event.arguments ? JSON.stringify(event.arguments) : entry.arguments,
           status: 'running',
+          streamed: true,
         }),
       );
     case 'file_request':

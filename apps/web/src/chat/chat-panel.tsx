@@ -5,6 +5,7 @@
 import './chat.css';
 import type { FileRequestAnswer, UiFile } from '@ferry/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { takeChatDraft, useChatDraft } from '../apps/chat-drafts';
 import { errorTitle } from '../lib/friendly-error';
 import { FriendlyErrorBox } from '../runner/result-view';
 import { useApp } from '../state/app-context';
@@ -190,6 +191,14 @@ function Composer({
 }) {
   const [text, setText] = useState('');
   const field = useRef<HTMLTextAreaElement>(null);
+  // A message an MCP App asked to add, approved by the user: into the draft, for them to send.
+  const draft = useChatDraft();
+  useEffect(() => {
+    if (!draft) return;
+    setText((current) => (current ? `${current}\n${draft.text}` : draft.text));
+    takeChatDraft(draft.id);
+    field.current?.focus();
+  }, [draft]);
   const submit = () => {
     if (streaming || text.trim() === '') return;
     onSend(text);

@@ -4,6 +4,7 @@
 // read it, and what the model read.
 import type { UiFile } from '@ferry/contract';
 import { useMemo } from 'react';
+import { AppLauncher } from '../apps/app-launcher';
 import { CallNotices, CallProgress } from '../components/call-progress';
 import { errorTitle } from '../lib/friendly-error';
 import { MetaDataTable } from '../runner/meta-data-table';
@@ -144,6 +145,16 @@ export function ToolCard({ entry, onOpen }: { entry: ToolEntry; onOpen(file: UiF
       {entry.error?.code === AUTH_REQUIRED && entry.server && (
         <ConnectPrompt server={entry.server} connectUrl={oauthStartPath(entry.server)} />
       )}
+      {/* A tool with an MCP App: its view opens in the canvas (by itself while the call runs). */}
+      <AppLauncher
+        server={entry.server}
+        tool={entry.tool}
+        callId={entry.callId}
+        argumentsText={entry.arguments}
+        // Streamed in this page, not only while running: a fast call's started and finished
+        // events may arrive together, and its card is then never drawn running.
+        live={running || entry.streamed === true}
+      />
       {/* The files stay visible when the card is folded: they are what the user came for. */}
       <FileChips files={entry.files} onOpen={onOpen} />
     </article>

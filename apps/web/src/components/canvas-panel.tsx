@@ -2,6 +2,7 @@
 // mode a second pane beside it. Tabs follow the ARIA tabs pattern (canvas-tabs.tsx).
 import { type Dispatch, useCallback, useEffect, useRef } from 'react';
 import { contentUrl } from '../api/client';
+import { teardownApp } from '../apps/app-registry';
 import type { CanvasAction, CanvasItem, CanvasState } from '../lib/canvas-layout';
 import { FileViewer } from '../viewers/file-viewer';
 import { CanvasTabs, canvasTabId, canvasTitleOf as titleOf } from './canvas-tabs';
@@ -57,7 +58,10 @@ export function CanvasPanel({ state, dispatch }: { state: CanvasState; dispatch:
           items={state.items}
           active={active}
           onSelect={(key) => dispatch({ type: 'focus', key })}
-          onClose={(key) => dispatch({ type: 'close', key })}
+          // An app answers its teardown (or times out) before its frame goes.
+          onClose={(key) =>
+            void teardownApp(key, 'The user closed the tab').then(() => dispatch({ type: 'close', key }))
+          }
           onEmptied={onEmptied}
         />
         <button type="button" className="small ghost canvas-hide" onClick={hide}>

@@ -51,7 +51,24 @@ export interface CanvasFrameItem {
   tokenExpiresAt?: string;
 }
 
-export type CanvasItem = CanvasFileItem | CanvasFrameItem;
+/**
+ * An MCP App's view (apps/app-view.tsx): the `ui://` resource of the tool whose call opened it,
+ * rendered through the sandbox origin. Kept for the page only, never in storage (canvas-storage.ts).
+ */
+export interface CanvasAppItem {
+  kind: 'app';
+  /** `app:<callId>`: one tab per call. */
+  key: string;
+  title: string;
+  server: string;
+  tool: string;
+  resourceUri: string;
+  /** What the call was given: the app's `ui/notifications/tool-input`. */
+  arguments: Record<string, unknown>;
+  callId: string;
+}
+
+export type CanvasItem = CanvasFileItem | CanvasFrameItem | CanvasAppItem;
 
 export interface CanvasState {
   open: boolean;

@@ -10,12 +10,13 @@ export function canvasStorageKey(username: string): string {
 }
 
 export function serializeCanvas(state: CanvasState): string {
-  const { open, active, secondary } = state;
+  // An app tab carries the call's arguments and lives as long as its frame: never stored.
+  const { open, active, secondary, items: kept } = keepItems(state, (item) => item.kind !== 'app');
   // A canvas token lives as long as the page: storage would outlive it and any script could read it.
-  const items = state.items.map((item) => {
+  const items = kept.map((item) => {
     if (item.kind !== 'frame') return item;
-    const { token: _token, tokenExpiresAt: _expires, ...kept } = item;
-    return kept;
+    const { token: _token, tokenExpiresAt: _expires, ...rest } = item;
+    return rest;
   });
   return JSON.stringify({ v: VERSION, open, items, active, secondary });
 }

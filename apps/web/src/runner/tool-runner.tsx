@@ -11,12 +11,14 @@ import type {
 } from '@ferry/contract';
 import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiRequestError, api } from '../api/client';
+import { appTabFor } from '../apps/app-tab';
 import { MarkdownInline } from '../components/markdown-inline';
 import { buildArguments, type FormValues, initialValues } from '../lib/build-arguments';
 import { describeFields } from '../lib/schema-fields';
 import { oauthStartPath } from '../servers/auth-required';
 import { ConnectPrompt, OAuthReturnNotice, ServerConnection } from '../servers/connect-prompt';
 import { useOAuthReturn } from '../servers/oauth-return';
+import { useApp } from '../state/app-context';
 import { useToolCall } from '../state/use-tool-call';
 import { CallView } from './call-view';
 import { SchemaForm } from './schema-form';
@@ -47,7 +49,20 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
   const [toolName, setToolName] = useState('');
   const [values, setValues] = useState<FormValues>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { call, start, cancel } = useToolCall({ onEvent, onSettled });
+  const { openApp } = useApp();
+  const { call, start, cancel } = useToolCall({
+    onEvent,
+    onSettled,
+    // A tool with an MCP App opens its view as soon as the call runs (it gets the input first).
+    onStarted: (callId, request) => {
+      const tab = appTabFor(
+        tools?.find((t) => t.name === request.tool),
+        callId,
+        request,
+      );
+      if (tab) openApp(tab);
+    },
+  });
   // Run disables itself, which would drop focus on <body>: a run started here moves focus to the
   // call (status, progress, then the result) once it is on screen.
   const callView = useRef<HTMLElement>(null);
@@ -88,8 +103,10 @@ export function ToolRunner({ servers, onEvent, onSettled, onOpen }: ToolRunnerPr
     api<ToolList>(`/api/servers/${encodeURIComponent(server)}/tools`).then(
       (list) => {
         if (!current) return;
-        setTools(list.items);
-        setToolName(list.items[0]?.name ?? '');
+        // A tool only its MCP App may call (visibility without "model") is not offered here.
+        const offered = list.items.filter((t) => !t.ui || t.ui.visibility.includes('model'));
+        setTools(offered);
+        setToolName(offered[0]?.name ?? '');
       },
       (error: unknown) => {
         if (!current) return;

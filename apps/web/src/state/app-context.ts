@@ -2,6 +2,7 @@
 // the canvas and toasts. One context, built in app.tsx.
 import type { FileDto, MeDto } from '@ferry/contract';
 import { createContext, useContext } from 'react';
+import type { CanvasAppItem } from '../lib/canvas-layout';
 import type { UploadsState } from './use-uploads';
 
 export interface OpenableFile {
@@ -21,6 +22,13 @@ export interface AppServices {
   refreshFiles(): void;
   uploads: UploadsState;
   openFile(file: OpenableFile, mode?: string): void;
+  /** Opens an MCP App's view in a canvas tab (apps/app-view.tsx). */
+  openApp(item: CanvasAppItem): void;
+  /**
+   * Puts an MCP App's approved `ui/message` into the chat's composer and shows the chat; false
+   * when there is no chat (no model configured).
+   */
+  addChatMessage(text: string): boolean;
   toast(text: string, kind?: 'info' | 'success' | 'error'): void;
 }
 

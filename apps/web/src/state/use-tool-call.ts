@@ -57,6 +57,8 @@ export function startingCall(request: { server: string; tool: string }, startedA
 }
 
 export interface ToolCallHooks {
+  /** The call has its id (POST /api/calls answered): e.g. to open the tool's MCP App. */
+  onStarted?(callId: string, request: StartCallRequest): void;
   onEvent?(event: CallEvent): void;
   onSettled?(call: CallDetail): void;
 }
@@ -103,6 +105,7 @@ export function useToolCall(hooks: ToolCallHooks) {
       try {
         const { callId } = await api<CallHandle>('/api/calls', { method: 'POST', json: request });
         setCall((c) => (c ? { ...c, callId, status: 'running' } : c));
+        hooksRef.current.onStarted?.(callId, request);
         stop.current = followCall(callId, apply, () => void settle(callId));
       } catch (error) {
         const e = error as ApiRequestError;

@@ -17,6 +17,7 @@ const ImageViewer = lazy(() => import('./image-viewer').then((m) => ({ default: 
 const MediaViewer = lazy(() => import('./media-viewer').then((m) => ({ default: m.MediaViewer })));
 const HtmlViewer = lazy(() => import('./html-viewer').then((m) => ({ default: m.HtmlViewer })));
 const FrameViewer = lazy(() => import('./html-viewer').then((m) => ({ default: m.FrameViewer })));
+const AppView = lazy(() => import('../apps/app-view').then((m) => ({ default: m.AppView })));
 
 export function viewerOf(file: { viewer?: string; mime: string; name: string }): string {
   return file.viewer && file.viewer !== 'auto' ? file.viewer : viewerForFile(file);
@@ -32,6 +33,7 @@ export function FileViewer({ item }: { item: CanvasItem }) {
 
 function ChosenViewer({ item }: { item: CanvasItem }) {
   if (item.kind === 'frame') return <FrameViewer item={item} />;
+  if (item.kind === 'app') return <AppView item={item} />;
   const { fileId, name, mime, size } = item;
   switch (viewerOf(item)) {
     case 'image':

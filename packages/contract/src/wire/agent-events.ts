@@ -53,6 +53,9 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     isError: z.boolean(),
     files: z.array(UiFileSchema),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
+    /** MCP Apps: the server's CallToolResult for the tool's view, as ToolCallResponse.mcpResult. */
+    mcpResult: z.record(z.string(), z.unknown()).optional(),
+    mcpResultOmitted: z.literal(true).optional(),
   }),
   /**
    * The call waits for the user: its x-mcp-file inputs are sent only once the user picked (or

@@ -165,6 +165,18 @@ export const ToolCallResponseSchema = z
     /** The arguments as the model's transcript may show them (absent when preparation failed). */
     transcript: z.record(z.string(), z.unknown()).optional(),
     ...CallAnswerSchema.shape,
+    /**
+     * MCP Apps (SEP-1865): the MCP CallToolResult as the server sent it (content,
+     * structuredContent, _meta, isError), what a tool's view gets in `ui/notifications/tool-result`.
+     * Only for a finished call of a tool that declares `_meta.ui` or whose server has a view, and
+     * only when its JSON is at most MCP_RESULT_MAX_BYTES; above that it is left out and
+     * `mcpResultOmitted` is true.
+     */
+    mcpResult: z.record(z.string(), z.unknown()).optional(),
+    mcpResultOmitted: z.literal(true).optional(),
   })
   .meta({ id: 'ToolCallResponse' });
+
+/** The largest `mcpResult` a call response carries: 8 MiB of JSON (UTF-8 bytes). */
+export const MCP_RESULT_MAX_BYTES = 8 * 1024 * 1024;
 export type ToolCallResponse = z.infer<typeof ToolCallResponseSchema>;

@@ -41,6 +41,11 @@ const FerryStatusSchema = z.object({
   auth: z.string(),
   llm: z.string(),
   sandbox: SandboxStatusSchema,
+  /**
+   * MCP Apps: the sandbox proxy page on Ferry's second origin (docs/mcp-apps.md); absent when the
+   * app was built without a server.
+   */
+  appsSandboxUrl: z.string().optional(),
   /** Everything an operator should see: sandbox missing, local auth exposed, unknown config. */
   warnings: z.array(z.string()),
 });

@@ -2,6 +2,7 @@
 // show them (apps/ferry/src/routes/servers.ts). Only what a client needs: never a server's
 // command, environment, URL or headers (they may hold secrets and host paths).
 import { z } from 'zod';
+import { ToolUiSchema } from './mcp-apps-api.js';
 
 /** The property a tool's inputSchema carries, with the injected kind, on each injected parameter. */
 export const INJECTED_MARK = 'x-ferry-injected';
@@ -65,6 +66,11 @@ export const ToolDtoSchema = z
     annotations: z.record(z.string(), z.unknown()).optional(),
     injected: z.array(InjectedParamSchema),
     fileInputs: z.array(ToolFileInputSchema),
+    /**
+     * MCP Apps (SEP-1865): the tool's `ui://` view and who may call it, from its `_meta.ui`
+     * (mcp-apps-api.ts readToolUi). Absent: the tool declares no MCP Apps metadata.
+     */
+    ui: ToolUiSchema.optional(),
   })
   .meta({ id: 'Tool' });
 export type ToolDto = z.infer<typeof ToolDtoSchema>;

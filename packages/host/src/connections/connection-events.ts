@@ -26,6 +26,8 @@ export type ConnectionEvent =
       signal?: string | null;
     })
   | (EventBase & { type: 'tools-changed' })
+  /** notifications/resources/list_changed: cached MCP Apps views of the server are stale. */
+  | (EventBase & { type: 'resources-changed' })
   /** Transport trouble that did not end the connection, e.g. a server printing logs to stdout. */
   | (EventBase & { type: 'error'; message: string });
 

@@ -1,5 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_RESULT_BYTES, FerryError, isValidUsername } from '@ferry/contract';
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  FerryError,
+  isValidUsername,
+  MCP_APP_MIME_TYPE,
+  MCP_APPS_EXTENSION,
+} from '@ferry/contract';
 import type { Implementation, OAuthClientProvider } from '@modelcontextprotocol/client';
 import { Client, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../servers/server-config.js';
@@ -155,7 +161,11 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       throw error;
     });
     const client = new Client(clientInfo, {
-      capabilities: { elicitation: { form: {}, url: {} } },
+      capabilities: {
+        elicitation: { form: {}, url: {} },
+        // MCP Apps (SEP-1865): servers may offer their ui:// views only to hosts that say so.
+        extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME_TYPE] } },
+      },
       versionNegotiation: negotiationOf(server),
     });
     options.setupClient?.(client, server, user);

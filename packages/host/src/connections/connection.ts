@@ -4,8 +4,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 
 /** One item of a `resources/read` result: text or base64 bytes. */
 export type ResourceContents =
-  | { uri: string; mimeType?: string; text: string }
-  | { uri: string; mimeType?: string; blob: string };
+  | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
 
 export interface ProgressUpdate {
   progress: number;
@@ -74,6 +74,11 @@ export interface ToolConnection {
   readonly protocolEra: 'modern' | 'legacy' | undefined;
   /** A local server's pid, which is also its process group id; undefined for remote servers. */
   readonly pid?: number;
+  /**
+   * The server's `serverInfo` from initialize, once connected (what MCP Apps views are cached
+   * by: servers/ui-resources.ts). Optional for test doubles.
+   */
+  readonly serverInfo?: { name: string; version: string } | undefined;
 }
 
 export interface ConnectionPool {

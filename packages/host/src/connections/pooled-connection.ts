@@ -116,6 +116,9 @@ export class PooledConnection implements ToolConnection {
       this.#tools = undefined;
       this.#emit({ type: 'tools-changed' });
     });
+    client.setNotificationHandler('notifications/resources/list_changed', () => {
+      this.#emit({ type: 'resources-changed' });
+    });
     try {
       await client.connect(transport, {
         timeout: this.#o.connectTimeoutMs,
@@ -148,6 +151,12 @@ export class PooledConnection implements ToolConnection {
     this.#state = 'open';
     this.#emit({ type: 'connected' });
     this.#scheduleIdleCheck(this.#o.idleMs);
+  }
+
+  /** The server's name and version from initialize, once connected. */
+  get serverInfo(): { name: string; version: string } | undefined {
+    const info = this.#o.client.getServerVersion();
+    return info ? { name: info.name, version: info.version } : undefined;
   }
 
   /** `modern` (2026-07-28 and later) or `legacy` (2025-11-25 and earlier), once connected. */

@@ -49,6 +49,7 @@ import { withCanvasToken } from './canvas-policy.js';
 import { type Clock, systemClock } from './clock.js';
 import { type CollectedFile, collectOutputs } from './collect-outputs.js';
 import type { ElicitationBroker } from './elicitation-bridge.js';
+import { keepsMcpResult, mcpResultFields } from './mcp-result.js';
 import { type FileMode, prepareArguments } from './prepare-arguments.js';
 import { redactionFor } from './redact-for-model.js';
 import { findTool, resolveConventions } from './resolve-conventions.js';
@@ -188,7 +189,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
   try {
     // 1. The tool and its conventions.
     const connection = await deps.pool.get(request.server, user.username);
-    const tool = findTool(await connection.listTools(), request.tool);
+    const tools = await connection.listTools();
+    const tool = findTool(tools, request.tool);
     if (!tool) {
       return fail(
         errorEnvelope('E_INVALID_INPUT', { field: 'tool' }, `Unknown tool ${request.server}/${request.tool}`),
@@ -311,7 +313,8 @@ export async function callTool(request: ToolCallRequest, deps: ToolCallDeps): Pr
     });
     endTracking();
     events.emit(finishedEvent(result, allStored.length));
-    return respond('finished', result);
+    // An MCP Apps tool's view gets the result as the server sent it (mcp-result.ts).
+    return { ...respond('finished', result), ...mcpResultFields(keepsMcpResult(tool, tools), call.result) };
   } catch (error) {
     if (request.signal?.aborted) return cancelled('cancelled by the user');
     if (error instanceof FerryError) return fail(error.toEnvelope());
