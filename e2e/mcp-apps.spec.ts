@@ -219,12 +219,20 @@ test('the csv-chart example draws a CSV from My Files and exports the chart into
   // The view (ext-apps' App) read the tool's result, not its raw JSON text.
   await expect(view.locator('#status')).toHaveText(`Saved ${stem}-chart.png to your files.`);
   await expect(page.locator(`[data-testid="file-row"][data-name="${stem}-chart.png"]`)).toBeVisible();
+  // The file the app's call stored is listed under the app; opening it shows it in the canvas.
+  const stored = page
+    .getByTestId('app-files')
+    .getByRole('button', { name: new RegExp(`${stem}-chart\\.png`) });
+  await expect(stored).toBeVisible();
   await screenshot(page, 'mcp-app-csv-chart');
   await page.screenshot({ path: '/tmp/mcp-app-extapps.png' });
   // Ferry's theme reaches the view: in its first host context, then as a context change.
   await expect(view.locator('html')).toHaveAttribute('data-theme', 'light');
   await page.getByRole('button', { name: 'Switch to dark theme' }).click();
   await expect(view.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await stored.click();
+  await expect(page.getByRole('tab', { name: `${stem}-chart.png` })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('canvas-pane').locator('.image-viewer img')).toBeVisible();
 });
 
 test.describe('in the chat', () => {

@@ -5,11 +5,12 @@
 // input and result of the call that opened it, the app's own tool calls (through POST /api/calls,
 // only its own server's tools), links and messages after the user says yes, its size, and a
 // teardown before the tab goes.
-import type { StatusDto, ToolDto, ToolList, UiResource } from '@ferry/contract';
+import type { StatusDto, ToolDto, ToolList, UiFile, UiResource } from '@ferry/contract';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiRequestError, api } from '../api/client';
 import type { CanvasAppItem } from '../lib/canvas-layout';
 import { describeFields } from '../lib/schema-fields';
+import { FileChips } from '../runner/result-view';
 import { useApp } from '../state/app-context';
 import { AppHost, AppRpcError, RPC, SandboxProxyTransport } from './app-bridge';
 import { callToolResultOf, runCall, waitForCall } from './app-calls';
@@ -32,12 +33,14 @@ interface Loaded {
 const theme = (): 'light' | 'dark' => (document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light');
 
 export function AppView({ item }: { item: CanvasAppItem }) {
-  const { toast, refreshFiles, addChatMessage } = useApp();
+  const { toast, refreshFiles, addChatMessage, openFile } = useApp();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [height, setHeight] = useState(360);
   const [asks, setAsks] = useState<AppAsk[]>([]);
   const [messages, setMessages] = useState<string[]>([]);
+  // What the app's own tool calls stored in My Files, shown under it to open in the canvas.
+  const [produced, setProduced] = useState<UiFile[]>([]);
   const frame = useRef<HTMLIFrameElement>(null);
 
   useEffect(() => {
@@ -152,7 +155,11 @@ export function AppView({ item }: { item: CanvasAppItem }) {
             { server: item.server, tool: name, arguments: own, ...(fileInputs ? { fileInputs } : {}) },
             AbortSignal.any([aborter.signal, signal]),
           );
-          if (detail.response?.forUi.files.length) refreshFiles();
+          const stored = detail.response?.forUi.files ?? [];
+          if (stored.length > 0) {
+            refreshFiles();
+            setProduced((list) => [...list.filter((f) => !stored.some((s) => s.id === f.id)), ...stored]);
+          }
           return callToolResultOf(detail);
         },
         openLink: async (url) => {
@@ -238,6 +245,12 @@ export function AppView({ item }: { item: CanvasAppItem }) {
           display: 'block',
         }}
       />
+      {produced.length > 0 && (
+        <section className="app-files" aria-label="Files the app stored" data-testid="app-files">
+          <h4>Stored in My Files by the app</h4>
+          <FileChips files={produced} onOpen={(file) => openFile(file)} />
+        </section>
+      )}
       {messages.length > 0 && (
         <section className="app-messages" aria-label="Messages from the app" data-testid="app-messages">
           <h4>Messages from the app</h4>
