@@ -95,6 +95,43 @@ describe('user events shared through Redis', () => {
     expect(calls.at(-1)?.event?.type).toBe('finished');
   });
 
+  it("a file uploaded through A and a tool run on B over it: A's stream shows the upload, the call and its output", async () => {
+    const user = asUser('fay');
+    const onA = collect(
+      await openStream(a, user),
+      (all) =>
+        all.some((e) => e.type === 'files_changed' && e.reason === 'stored') &&
+        all.some((e) => e.type === 'call' && e.event?.type === 'finished'),
+    );
+    const upload = await uploadOk(a, 'notes.txt', 'alpha\nbeta\n', user);
+    const started = await http(b, '/api/calls', {
+      method: 'POST',
+      headers: { ...user, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        server: 'inject',
+        tool: 'analyze_document',
+        arguments: { instructions: 'count', filename: 'notes.txt' },
+      }),
+    });
+    expect(started.status, started.text).toBe(202);
+    const { callId } = started.json<{ callId: string }>();
+    const events = await onA;
+    expect(events.map((e) => e.id)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    expect(events[0]).toMatchObject({ type: 'files_changed', reason: 'uploaded' });
+    const calls = events.filter((e) => e.type === 'call');
+    expect(calls.every((e) => e.event?.callId === callId)).toBe(true);
+    expect(calls[0]?.event?.type).toBe('started');
+    expect(calls.map((e) => e.event?.type)).toContain('finished');
+    // The output B stored is the file A's stream announces, and A serves it.
+    const stored = events.find((e) => e.reason === 'stored');
+    const output = stored?.fileIds?.[0] as string;
+    expect(output).toBeTruthy();
+    expect(output).not.toBe(upload.id);
+    const served = await http(a, `/api/files/${output}`, { headers: user });
+    expect(served.status, served.text).toBe(200);
+    expect(served.json<{ name: string }>().name).toMatch(/^analysis_notes/);
+  });
+
   it('publishes racing on A and B get one growing id sequence, the same on both; a reconnect replays the rest', async () => {
     const user = asUser('erin');
     const COUNT = 8;
