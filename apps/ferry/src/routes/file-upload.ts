@@ -157,6 +157,7 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
           throw query.name === undefined ? namingHeader(error) : error;
         }
         reply.code(201);
+        request.changedFileIds = [record.id];
         return { files: [toFileDto(record)] };
       }
 
@@ -214,6 +215,7 @@ export const fileUploadRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new FerryError('E_INVALID_INPUT', 'The multipart body has no file part', { field: 'file' });
       }
       reply.code(201);
+      request.changedFileIds = stored.map((file) => file.id);
       return { files: stored.map(toFileDto) };
     },
   );

@@ -20,14 +20,23 @@ const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = 
 };
 
 /** On the /api context itself (hooks of a route plugin would only see that plugin's routes). */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by a route that changed files the path does not name (an upload's new file ids). */
+    changedFileIds?: string[];
+  }
+}
+
 export function announceFileChanges(api: FastifyInstance): void {
   api.addHook('onResponse', (request, reply, done) => {
     const change =
       reply.statusCode < 300 ? FILE_CHANGES[`${request.method} ${request.routeOptions.url}`] : undefined;
     if (change !== undefined) {
       const id = (request.params as { id?: string } | undefined)?.id;
+      // The files an upload stored (the route names them), else the file of the path.
+      const fileIds = request.changedFileIds ?? (id ? [id] : []);
       // Fire and forget: publish never rejects (a shared store logs its own failures).
-      void api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds: id ? [id] : [] });
+      void api.ferry.userEvents.publish(identityOf(request).owner, { ...change, fileIds });
     }
     done();
   });

@@ -66,7 +66,7 @@ describe('GET /api/events', () => {
     const { callId } = started.json<{ callId: string }>();
     const events = await seen;
 
-    expect(events[0]).toMatchObject({ type: 'files_changed', reason: 'uploaded' });
+    expect(events[0]).toMatchObject({ type: 'files_changed', reason: 'uploaded', fileIds: [file.id] });
     expect(events[1]).toMatchObject({ type: 'files_changed', reason: 'renamed', fileIds: [file.id] });
     const callEvents = events.filter((e) => e.type === 'call').map((e) => e.event);
     expect(callEvents.every((e) => e?.callId === callId)).toBe(true);

@@ -69,7 +69,7 @@ describe('user events shared through Redis', () => {
     await renamedOnA();
     const events = await onB;
     expect(events).toEqual([
-      expect.objectContaining({ id: 1, type: 'files_changed', reason: 'uploaded', fileIds: [] }),
+      expect.objectContaining({ id: 1, type: 'files_changed', reason: 'uploaded', fileIds: [file?.id] }),
       expect.objectContaining({ id: 2, type: 'files_changed', reason: 'renamed', fileIds: [file?.id] }),
     ]);
   });
