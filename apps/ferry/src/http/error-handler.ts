@@ -15,7 +15,12 @@ export function installErrorHandler(app: FastifyInstance, redact: PathRedactor):
       // reason; only the unexpected (E_INTERNAL, a bug) carries a stack.
       if (error instanceof FerryError && error.code !== 'E_INTERNAL') {
         const server = error.details?.server;
-        request.log.warn({ code: error.code, ...(typeof server === 'string' && { server }) }, error.message);
+        // The cause (a store's own error) is for the operator, not the client's envelope.
+        const cause = error.cause instanceof Error ? error.cause.message : undefined;
+        request.log.warn(
+          { code: error.code, ...(typeof server === 'string' && { server }), ...(cause && { cause }) },
+          error.message,
+        );
       } else request.log.error({ err: error }, 'request failed');
     }
     sendEnvelope(reply, status, redact(envelope));

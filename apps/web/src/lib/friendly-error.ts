@@ -19,6 +19,8 @@ const TITLES: Record<string, string> = {
   E_CONFLICT: 'Conflict',
   E_TOO_MANY_CALLS: 'Too many tool calls at once',
   E_RATE_LIMITED: 'Too many requests: wait a moment',
+  E_STORAGE_FULL: 'The file store is full',
+  E_STORAGE_UNAVAILABLE: 'The file store cannot be reached right now',
   E_TOOL_UNAVAILABLE: 'The tool server is not available',
 };
 

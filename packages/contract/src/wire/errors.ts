@@ -163,6 +163,20 @@ export const ERROR_CODES = {
     retryable: true,
     suggestion: 'Wait until the time in Retry-After (details.retry_after_seconds) has passed, then try again',
   },
+  E_STORAGE_FULL: {
+    status: 507,
+    reason: 'InsufficientStorage',
+    message: 'The file store is full',
+    retryable: false,
+    suggestion: 'Delete files you no longer need, or ask the operator to give the file store more space',
+  },
+  E_STORAGE_UNAVAILABLE: {
+    status: 503,
+    reason: 'StorageUnavailable',
+    message: 'The file store cannot be reached',
+    retryable: true,
+    suggestion: 'Try again in a moment; if it persists, the operator should check the blob store',
+  },
   E_TOOL_UNAVAILABLE: {
     status: 502,
     reason: 'ToolServerUnavailable',

@@ -387,7 +387,7 @@ async function streamInto(
       ? pipeError
       : error instanceof FerryError
         ? error
-        : (inputError ?? error);
+        : (inputError ?? storeFailure(error, signal));
   }
   const pipeError = await piping;
   if (pipeError) throw pipeError;
@@ -395,6 +395,40 @@ async function streamInto(
   if (stored.size !== size)
     throw new Error(`[ferry/storage] blob driver stored ${stored.size} of ${size} bytes`);
 }
+
+/**
+ * The store's own failure as the contract's code: no room left (ENOSPC, EDQUOT) or a store out of
+ * reach (a refused or dropped connection, a timeout, an S3 5xx). The cause stays on the error for
+ * the log; the client sees the code's own words, never a host or bucket name. Anything else (and
+ * an abort the caller asked for) is passed on as it is.
+ */
+function storeFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted || !(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  let mapped: FerryError | undefined;
+  if (code === 'ENOSPC' || code === 'EDQUOT') mapped = new FerryError('E_STORAGE_FULL');
+  else if (
+    (typeof code === 'string' && UNREACHABLE.has(code)) ||
+    error.name === 'TimeoutError' ||
+    (typeof status === 'number' && status >= 500)
+  ) {
+    mapped = new FerryError('E_STORAGE_UNAVAILABLE');
+  }
+  if (!mapped) return error;
+  mapped.cause = error;
+  return mapped;
+}
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** What a pipeline rejects with when a stage is destroyed under it rather than failing itself. */
 function isTeardown(error: unknown): boolean {

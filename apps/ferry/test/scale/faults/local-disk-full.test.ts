@@ -85,11 +85,10 @@ it('refuses the upload that meets a full disk clearly, leaves nothing half-writt
   expect(refused?.ms).toBeLessThan(10_000);
   // A full disk is the server's condition, never the client's fault (it was a 400 "The upload
   // broke off or is malformed" before the route stopped blaming the body for the store's error).
-  // Ferry has no error code for a full store yet: it answers 500 E_INTERNAL, retryable, with the
-  // ENOSPC only in its log. 507 with a code of its own would tell the uploader more.
-  expect(refused?.status, refused?.text).toBe(500);
+  // 507 E_STORAGE_FULL: the uploader learns the store is full (the ENOSPC itself is in the log).
+  expect(refused?.status, refused?.text).toBe(507);
   expect(JSON.parse(refused?.text ?? '{}')).toMatchObject({
-    meta_data: { error_code: 'E_INTERNAL', retryable: true },
+    meta_data: { error_code: 'E_STORAGE_FULL', retryable: false },
   });
 
   expect(await tempFiles(), 'partial bytes left in the temp directory').toEqual([]);

@@ -151,9 +151,11 @@ it('fails an upload whose store dies mid-multipart with a clear 5xx, lists nothi
   expect(failed.ms).toBeLessThan(ANSWER_BOUND_MS);
   // The store's failure is Ferry's (5xx, retryable), not the client's: before the fixes in
   // file-store.ts, s3.ts and file-upload.ts it was 400 "The upload broke off or is malformed: The
-  // operation was aborted". No code names the store yet: E_INTERNAL, the cause in the log.
-  expect(failed.status, failed.body).toBe(500);
-  expect(JSON.parse(failed.body)).toMatchObject({ meta_data: { error_code: 'E_INTERNAL', retryable: true } });
+  // operation was aborted". Now 503 E_STORAGE_UNAVAILABLE, retryable; the S3 error in the log.
+  expect(failed.status, failed.body).toBe(503);
+  expect(JSON.parse(failed.body)).toMatchObject({
+    meta_data: { error_code: 'E_STORAGE_UNAVAILABLE', retryable: true },
+  });
 
   await s3.restart();
   // Nothing half-written is listed: only the file from before, on either instance.
