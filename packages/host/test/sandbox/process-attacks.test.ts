@@ -65,8 +65,14 @@ describe('resource exhaustion is contained by the limits', () => {
 
   it('a memory hog gets allocation failures at the memory limit', async () => {
     const { results } = await env.call('alice', 'attack', 'memory_hog', { mb: 8192 });
-    expect(results.error).toBe('Array buffer allocation failed');
-    expect(results.allocatedMb).toBeLessThan(TEST_LIMITS.memoryBytes / 1024 ** 2);
+    if (results.allocatedMb === undefined) {
+      // At the limit, V8 may meet a failed allocation of its own first, which it cannot survive:
+      // it aborts (seen about once in 3 full runs). Contained all the same: the process ends there.
+      expect(results.error).toMatch(/exited with code 134 \(128 \+ SIGABRT\)/);
+    } else {
+      expect(results.error).toBe('Array buffer allocation failed');
+      expect(results.allocatedMb).toBeLessThan(TEST_LIMITS.memoryBytes / 1024 ** 2);
+    }
     await expectLegitimateWork(env, 'alice');
   });
 
