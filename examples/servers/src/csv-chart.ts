@@ -21,9 +21,9 @@ import {
 } from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { csvFileRecords, parseCsvRecord } from './lib/csv.js';
 import { CSV_CHART_VIEW_URI, csvChartViewHtml } from './lib/csv-chart-view.js';
-import { parseNumber, TableStats } from './lib/table-stats.js';
+import { readCsvTable } from './lib/csv-table.js';
+import { parseNumber } from './lib/table-stats.js';
 
 export { CSV_CHART_VIEW_URI };
 /** Rows handed to the view; the summary still counts every row. */
@@ -167,20 +167,7 @@ export function pngName(name: string): string {
 }
 
 async function readTable(path: string, name: string) {
-  let header: string[] | undefined;
-  let stats: TableStats | undefined;
-  const raw: string[][] = [];
-  for await (const record of csvFileRecords(path)) {
-    const fields = parseCsvRecord(record);
-    if (!header || !stats) {
-      header = fields.map((field) => field.trim());
-      stats = new TableStats(header);
-      continue;
-    }
-    stats.add(fields);
-    if (raw.length < CHART_ROW_LIMIT) raw.push(fields);
-  }
-  if (!header || !stats) throw new FerryError('E_INVALID_INPUT', `${name} is empty: no header row`);
+  const { header, stats, rows: raw } = await readCsvTable(path, name, CHART_ROW_LIMIT);
   const numeric = stats.columns().map((column) => column.numeric);
   // Numbers as numbers in numeric columns (an empty cell is null); text stays text.
   const rows = raw.map((fields) =>

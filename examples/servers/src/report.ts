@@ -4,7 +4,6 @@
 // meant to edit, and returns their paths: the host decides base64 vs object storage.
 //
 //   node --import tsx --conditions=ferry-source examples/servers/src/report.ts [--http <port>]
-import { FerryError } from '@ferry/contract';
 import {
   isMainModule,
   type PathArtifact,
@@ -17,10 +16,10 @@ import {
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { renderBarChart } from './lib/bar-chart.js';
-import { csvFileRecords, parseCsvRecord } from './lib/csv.js';
+import { readCsvTable } from './lib/csv-table.js';
 import { encodePng } from './lib/png.js';
 import { renderReportHtml } from './lib/report-html.js';
-import { parseNumber, TableStats } from './lib/table-stats.js';
+import { parseNumber, type TableStats } from './lib/table-stats.js';
 
 /** Rows shown in the HTML table; statistics still cover every row. */
 export const TABLE_ROW_LIMIT = 200;
@@ -51,7 +50,7 @@ export function createReportServer(): McpServer {
       const files = workspace(username);
       const input = await readInjectedFile(filename);
       try {
-        const table = await readTable(input.path, input.name);
+        const table = await readCsvTable(input.path, input.name, TABLE_ROW_LIMIT);
         const reportTitle = title ?? `Report: ${input.name}`;
         const numeric = table.stats.firstNumericColumn();
         const columns = table.stats.columns();
@@ -121,24 +120,6 @@ export function createReportServer(): McpServer {
     }),
   );
   return server;
-}
-
-async function readTable(path: string, name: string) {
-  let header: string[] | undefined;
-  let stats: TableStats | undefined;
-  const rows: string[][] = [];
-  for await (const record of csvFileRecords(path)) {
-    const fields = parseCsvRecord(record);
-    if (!header || !stats) {
-      header = fields.map((field) => field.trim());
-      stats = new TableStats(header);
-      continue;
-    }
-    stats.add(fields);
-    if (rows.length < TABLE_ROW_LIMIT) rows.push(fields);
-  }
-  if (!header || !stats) throw new FerryError('E_INVALID_INPUT', `${name} is empty: no header row`);
-  return { header, stats, rows };
 }
 
 function draftNotes(title: string, source: string, columns: ReturnType<TableStats['columns']>): string {
