@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildWeb } from '../apps/web/scripts/build-web.mjs';
 import { ensurePrerequisites } from './prerequisites.mjs';
+import { playwrightFailures, vitestFailures } from './test-failures.mjs';
 
 // The machine first (Chromium, bubblewrap, PostgreSQL…): anything missing is installed when it can
 // be, or the run stops here, within seconds, with the commands to run (scripts/prerequisites.mjs).
@@ -51,6 +52,9 @@ const runners = [
 ];
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+/** Names of the failed tests with the first line of their error, repeated at the end of the run
+ * so the tail of a long CI log says what failed (the runners' own output is far above). */
+const failures = [];
 let broken = false;
 for (const runner of runners) {
   if (!runner.enabled) {
@@ -81,6 +85,10 @@ for (const runner of runners) {
     // A crash or a file that failed to load: count it, never report it as green.
     console.error(`[test] ${runner.name}: exited with ${run.status ?? run.signal} although no test failed`);
     counts.failed = 1;
+  }
+  if (runner.name !== 'conformance' && existsSync(runner.report)) {
+    const report = JSON.parse(readFileSync(runner.report, 'utf8'));
+    failures.push(...(runner.name === 'vitest' ? vitestFailures(report, root) : playwrightFailures(report)));
   }
   totals.passed += counts.passed;
   totals.failed += counts.failed;
@@ -115,6 +123,7 @@ if (executed === 0) {
   broken = true;
 }
 console.log('');
+for (const failure of failures) console.log(`[test] FAILED ${failure}`);
 console.log(
   `tests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped > 0 ? `, ${totals.skipped} skipped` : ''}`,
 );
