@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { McpServerFactory, Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { collectWhenIdle } from './idle-memory.js';
+import { collectWhenIdle, releaseDrainedReadBuffer } from './idle-memory.js';
 import type { McpFetch } from './serve-http.js';
 
 export type ServerArgs = { transport: 'stdio' } | { transport: 'http'; port: number };
@@ -67,7 +67,8 @@ export async function runServer(
   const onerror = (error: Error) => console.error(`[${options.name}] ${error.message}`);
   if (args.transport === 'stdio') {
     // A stdio server is a user's own process, idle most of the time: its garbage goes back when quiet.
-    const wire = collectWhenIdle(new StdioServerTransport());
+    const stdio = new StdioServerTransport();
+    const wire = collectWhenIdle(stdio, { beforeCollect: () => releaseDrainedReadBuffer(stdio) });
     const transport = options.entry?.stdio(wire) ?? wire;
     const handle = serveStdio(createServer, { onerror, transport });
     return { transport: 'stdio', close: () => handle.close() };
