@@ -168,18 +168,22 @@ const USER_HZ = 100;
  * CPU time (user + system, all threads) a process has used so far, in milliseconds, from
  * /proc/<pid>/stat; undefined once it is gone.
  */
-export function procCpuMs(pid: number): { userMs: number; systemMs: number } | undefined {
+export function procCpuMs(
+  pid: number,
+): { userMs: number; systemMs: number; minorFaults: number } | undefined {
   let stat: string;
   try {
     stat = readProcFile(`/proc/${pid}/stat`);
   } catch {
     return undefined;
   }
-  // Fields after the parenthesised command name start at field 3 (state); utime and stime are 14, 15.
+  // Fields after the parenthesised command name start at field 3 (state); minflt is 10, utime and
+  // stime are 14, 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return {
     userMs: (Number(fields[11]) * 1000) / USER_HZ,
     systemMs: (Number(fields[12]) * 1000) / USER_HZ,
+    minorFaults: Number(fields[7]),
   };
 }
 

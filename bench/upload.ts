@@ -10,10 +10,18 @@
 // per GiB at random, which the floor's `cp` pays only once). Each side runs FERRY_BENCH_RUNS times
 // (default 3) and the medians are compared. The floor is the sum of the two, timed one after the
 // other. Targets (issue 21): upload+download <= 1.5x floor, server RSS growth <= 64 MiB.
+// Server CPU is split into kernel time, page faults and the main thread's share. In about one
+// Ferry process of four (run with BENCH_FERRY_NODE_ARGS=--trace-gc BENCH_FERRY_LOG=<file>) V8
+// falls into a full collection every ~70 ms for the rest of the process ("external memory
+// pressure": the 64 KiB socket chunks and 1 MiB file chunks are ArrayBuffer memory V8 counts
+// against its 64 MB external limit), and the server CPU per GiB doubles, mostly on V8's helper
+// threads; the other processes run 3-5 full collections in all. --no-incremental-marking avoided
+// it in 4 runs of 4 (at the price of stop-the-world collections); joining chunks less (no read()
+// copy) made it rarer but cost bench/storage.ts 40%. Medians of 3 runs can land on either mode.
 // Size: BENCH_UPLOAD_MIB or --mib N (default 1024). Prints one JSON document.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -172,10 +180,19 @@ try {
         // CPU seconds used during each phase by the server and by this (client) process.
         cpu_s: {
           upload_server: s(r.uploadCpuMs.server),
+          // Of it in the kernel, and the page faults taken (each a fresh page mapped and zeroed).
+          upload_server_system: s(r.uploadCpuMs.serverSystem),
+          upload_server_minor_faults: r.uploadCpuMs.serverMinorFaults,
+          // The rest ran on other threads: V8's GC helpers (a storm of full collections shows
+          // here, see the header) and libuv's pool (the file writes).
+          upload_server_main_thread: s(r.uploadCpuMs.serverMainThread),
           // Runnable but not running: the server's main thread waiting for a CPU (shared machine).
           upload_server_main_thread_cpu_wait: s(r.uploadCpuMs.serverWait),
           upload_client: s(r.uploadCpuMs.client),
           download_server: s(r.downloadCpuMs.server),
+          download_server_system: s(r.downloadCpuMs.serverSystem),
+          download_server_minor_faults: r.downloadCpuMs.serverMinorFaults,
+          download_server_main_thread: s(r.downloadCpuMs.serverMainThread),
           download_client: s(r.downloadCpuMs.client),
           download_server_main_thread_cpu_wait: s(r.downloadCpuMs.serverWait),
         },
@@ -322,18 +339,37 @@ function download(
  * Starts counting CPU time of the server and of this process, and how long the server's main
  * thread (where an upload is parsed and hashed) sat runnable waiting for a CPU.
  */
-function cpuMeter(pid: number): () => { server: number; client: number; serverWait: number } {
-  const total = () => {
-    const cpu = procCpuMs(pid);
-    return cpu ? cpu.userMs + cpu.systemMs : 0;
+function cpuMeter(pid: number): () => {
+  server: number;
+  serverSystem: number;
+  serverMinorFaults: number;
+  serverMainThread: number;
+  client: number;
+  serverWait: number;
+} {
+  const zero = { userMs: 0, systemMs: 0, minorFaults: 0 };
+  /** CPU ms of the server's main thread: the rest is V8's helper threads (GC) and libuv's pool. */
+  const mainThreadMs = () => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      return 0;
+    }
   };
-  const server = total();
+  const mainStart = mainThreadMs();
+  const start = procCpuMs(pid) ?? zero;
   const wait = procSchedMs(pid)?.waitMs ?? 0;
   const client = process.cpuUsage();
   return () => {
     const used = process.cpuUsage(client);
+    const now = procCpuMs(pid) ?? start;
     return {
-      server: total() - server,
+      server: now.userMs + now.systemMs - start.userMs - start.systemMs,
+      serverSystem: now.systemMs - start.systemMs,
+      serverMinorFaults: now.minorFaults - start.minorFaults,
+      serverMainThread: mainThreadMs() - mainStart,
       client: (used.user + used.system) / 1000,
       serverWait: (procSchedMs(pid)?.waitMs ?? 0) - wait,
     };
