@@ -27,7 +27,7 @@ describe('unsandboxedLauncher', () => {
         name,
       );
     }
-    expect(spec.env.MALLOC_MMAP_THRESHOLD_).toBe('65536');
+    expect(spec.env.MALLOC_MMAP_THRESHOLD_).toBe('32768');
     expect(spec).not.toHaveProperty('cwd');
   });
 
