@@ -446,7 +446,8 @@ function watchServerProcesses(ferryPid: number) {
   const wrapperNames = new Set<string>();
   let maxAlive = 0;
   let peakRssSum = 0;
-  let unattributed = 0;
+  /** Server processes not (yet) attributed to a user. */
+  const unattributedPids = new Set<number>();
   /** The newest CPU time seen of each server process (processes that exited keep their last). */
   const serverCpu = new Map<number, number>();
   const descendants = (): number[] => descendantsOf(ferryPid);
@@ -469,19 +470,24 @@ function watchServerProcesses(ferryPid: number) {
       alive += 1;
       serverCpu.set(pid, cpuMs(pid) || (serverCpu.get(pid) ?? 0));
       if (seen.has(pid)) continue;
-      seen.add(pid);
+      // Read again on later scans until it names its user: a process seen between fork and exec
+      // still has its launcher's environment.
+      let user: string | undefined;
       try {
         const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-        const user = env.find((line) => line.startsWith(`${USER_ENV}=`))?.slice(USER_ENV.length + 1);
-        if (user === undefined) unattributed += 1;
-        else {
-          const pids = pidsByUser[user] ?? new Set<number>();
-          pids.add(pid);
-          pidsByUser[user] = pids;
-        }
+        user = env.find((line) => line.startsWith(`${USER_ENV}=`))?.slice(USER_ENV.length + 1);
       } catch {
-        unattributed += 1;
+        user = undefined;
       }
+      if (user === undefined) {
+        unattributedPids.add(pid);
+        continue;
+      }
+      seen.add(pid);
+      unattributedPids.delete(pid);
+      const pids = pidsByUser[user] ?? new Set<number>();
+      pids.add(pid);
+      pidsByUser[user] = pids;
     }
     maxAlive = Math.max(maxAlive, alive);
     peakRssSum = Math.max(peakRssSum, rssSum);
@@ -499,10 +505,10 @@ function watchServerProcesses(ferryPid: number) {
       scan();
       return {
         pidsByUser,
-        spawned: seen.size,
+        spawned: seen.size + unattributedPids.size,
         maxAlive,
         peakRssSum,
-        unattributed,
+        unattributed: unattributedPids.size,
         serverCpuMs: cpuTotal(),
         wrappers: wrappers.size,
         wrapperNames: [...wrapperNames].sort(),
