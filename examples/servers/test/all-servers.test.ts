@@ -45,6 +45,26 @@ it("the slow server users get offers its progress demo only; hang and crash are 
   }
 });
 
+it("the bundles carry zod's English messages only, and a server still says what input was wrong", async () => {
+  // build-servers.mjs keeps `z.locales` to `en`: ~300 KB less source held by every server process.
+  for (const name of SERVER_NAMES) {
+    const bundle = await readFile(join(REPO_ROOT, 'examples/servers/dist', `${name}.js`), 'utf8');
+    expect(bundle, name).not.toContain('ltige Eingabe'); // zod's German locale
+  }
+  const transport = new StdioClientTransport({ ...serverCommand('inject'), cwd: REPO_ROOT });
+  const client = new Client({ name: 'test-zod-messages', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: 'analyze_document', arguments: { filename: 'a.txt' } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain(
+      'instructions: Invalid input: expected string, received undefined',
+    );
+  } finally {
+    await client.close();
+  }
+});
+
 // Every example runs both ways from the same file, as ferry.config.json starts it.
 describe('every example server', () => {
   let root: TempDir;
