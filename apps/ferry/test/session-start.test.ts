@@ -9,7 +9,15 @@ import type { ConnectionEvent } from '@ferry/host';
 import { exampleScript } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/server.js';
-import { asUser, http, PROXY_SECRET, REPO_ROOT, settledCall, uploadOk } from './support/start-app.js';
+import {
+  asUser,
+  http,
+  PROXY_SECRET,
+  REPO_ROOT,
+  settledCall,
+  startCallOk,
+  uploadOk,
+} from './support/start-app.js';
 
 const events: ConnectionEvent[] = [];
 const waiters: { match: (event: ConnectionEvent) => boolean; resolve: (event: ConnectionEvent) => void }[] =
@@ -84,21 +92,16 @@ describe('start: "session"', () => {
     });
     const headers = { ...asUser('sam'), 'x-ferry-session': 'sam-tab-1' };
     await uploadOk(server.url, 'notes.txt', 'hello', headers);
-    const callStart = await http(server.url, '/api/calls', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const callId = await startCallOk(
+      server.url,
+      {
         server: 'inject',
         tool: 'analyze_document',
         arguments: { instructions: 'count', filename: 'notes.txt' },
-      }),
-    });
-    expect(callStart.status, callStart.text).toBe(202);
-    const call = await settledCall<{ status: string }>(
-      server.url,
-      callStart.json<{ callId: string }>().callId,
+      },
       headers,
     );
+    const call = await settledCall<{ status: string }>(server.url, callId, headers);
     expect(call.status, JSON.stringify(call)).toBe('finished');
     expect((await server.host.pool.get('inject', 'sam')).pid).toBe(started.pid);
     expect(events.filter((event) => event.type === 'connected')).toEqual([started]);

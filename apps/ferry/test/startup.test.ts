@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream } from '../src/cli/sse-reader.js';
 import { startServer } from '../src/server.js';
-import { http, REPO_ROOT, settledCall, uploadOk } from './support/start-app.js';
+import { http, REPO_ROOT, settledCall, startCallOk, uploadOk } from './support/start-app.js';
 
 const BIN = join(REPO_ROOT, 'apps/ferry/bin/ferry.mjs');
 const TYPO = { transport: 'stdio', command: 'nodee-ferry-typo', args: ['server.js'], cwd: REPO_ROOT };
@@ -96,18 +96,8 @@ async function startFerry(cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Fer
   };
 }
 
-async function startCall(url: string, body: Record<string, unknown>): Promise<string> {
-  const result = await http(url, '/api/calls', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(result.status, result.text).toBe(202);
-  return result.json<{ callId: string }>().callId;
-}
-
 async function failedCall(url: string, server: string) {
-  const callId = await startCall(url, { server, tool: 'anything', arguments: {} });
+  const callId = await startCallOk(url, { server, tool: 'anything', arguments: {} });
   const settled = await settledCall<{
     status: string;
     response: { forModel: { error?: { code: string; message: string } } } | null;
@@ -221,7 +211,7 @@ describe('one Ferry per data directory; a failed start empties nothing', () => {
     try {
       const stored = await uploadOk(first.url, 'notes.txt', 'kept across the second start\n');
       // A call in progress keeps the workspace in use for the first Ferry's own sweeps.
-      const callId = await startCall(first.url, {
+      const callId = await startCallOk(first.url, {
         server: 'slow',
         tool: 'slow_task',
         arguments: { seconds: 60, steps: 60 },

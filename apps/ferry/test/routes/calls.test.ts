@@ -11,6 +11,7 @@ import {
   http,
   PROXY_AUTH,
   settledCall,
+  startCallOk,
   startTestApp,
   type TestApp,
   uploadOk,
@@ -36,14 +37,8 @@ interface CallEventJson {
   [key: string]: unknown;
 }
 
-async function startCall(body: unknown, headers: Record<string, string> = ALICE): Promise<string> {
-  const result = await http(t.url, '/api/calls', {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(result.status, result.text).toBe(202);
-  return result.json<{ callId: string }>().callId;
+function startCall(body: unknown, headers: Record<string, string> = ALICE): Promise<string> {
+  return startCallOk(t.url, body, headers);
 }
 
 function openEvents(callId: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {

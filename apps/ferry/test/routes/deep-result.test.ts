@@ -9,7 +9,7 @@ import { get } from 'node:http';
 import { scriptServer } from '@ferry/test-helpers/example-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStream } from '../../src/cli/sse-reader.js';
-import { http, startTestApp, type TestApp } from '../support/start-app.js';
+import { http, startCallOk, startTestApp, type TestApp } from '../support/start-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,14 +23,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => t?.close());
 
-async function startCall(tool: string, args: Record<string, unknown>): Promise<string> {
-  const result = await http(t.url, '/api/calls', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ server: 'flood', tool, arguments: args }),
-  });
-  expect(result.status, result.text).toBe(202);
-  return result.json<{ callId: string }>().callId;
+function startCall(tool: string, args: Record<string, unknown>): Promise<string> {
+  return startCallOk(t.url, { server: 'flood', tool, arguments: args });
 }
 
 /** Follows the call's events until it settles; resolves with the last event's type. */

@@ -4,7 +4,7 @@
 // both see them. Users stay apart across instances.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, type FileJson, http, settledCall, uploadOk } from '../support/start-app.js';
+import { ALICE, BOB, type FileJson, http, settledCall, startCallOk, uploadOk } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
 
 let cluster: TestCluster;
@@ -47,17 +47,15 @@ describe('two instances sharing PostgreSQL, S3 and a token key', () => {
   it('run a tool on B over a file uploaded through A; its output is stored where A serves it', async () => {
     const content = Buffer.from('one\ntwo\nthree\n');
     await uploadOk(a, 'lines.txt', content, ALICE);
-    const started = await http(b, '/api/calls', {
-      method: 'POST',
-      headers: { ...ALICE, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const callId = await startCallOk(
+      b,
+      {
         server: 'inject',
         tool: 'analyze_document',
         arguments: { instructions: 'count', filename: 'lines.txt' },
-      }),
-    });
-    expect(started.status, started.text).toBe(202);
-    const { callId } = started.json<{ callId: string }>();
+      },
+      ALICE,
+    );
     const settled = await settledCall<{ status: string; response?: { storedFiles?: { id: string }[] } }>(
       b,
       callId,

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectSse, openSse } from '../support/sse.js';
-import { asUser, http, uploadOk } from '../support/start-app.js';
+import { asUser, http, startCallOk, uploadOk } from '../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
 
 interface UserEventJson {
@@ -104,17 +104,15 @@ describe('user events shared through Redis', () => {
         all.some((e) => e.type === 'call' && e.event?.type === 'finished'),
     );
     const upload = await uploadOk(a, 'notes.txt', 'alpha\nbeta\n', user);
-    const started = await http(b, '/api/calls', {
-      method: 'POST',
-      headers: { ...user, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const callId = await startCallOk(
+      b,
+      {
         server: 'inject',
         tool: 'analyze_document',
         arguments: { instructions: 'count', filename: 'notes.txt' },
-      }),
-    });
-    expect(started.status, started.text).toBe(202);
-    const { callId } = started.json<{ callId: string }>();
+      },
+      user,
+    );
     const events = await onA;
     expect(events.map((e) => e.id)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
     expect(events[0]).toMatchObject({ type: 'files_changed', reason: 'uploaded' });

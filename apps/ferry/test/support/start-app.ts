@@ -201,6 +201,21 @@ export async function uploadOk(
   return result.json<{ files: FileJson[] }>().files[0] as FileJson;
 }
 
+/** Starts a tool call (POST /api/calls, `body` as JSON) that must be accepted (202); its id. */
+export async function startCallOk(
+  base: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const result = await http(base, '/api/calls', {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (result.status !== 202) throw new Error(`the call was not started: ${result.status} ${result.text}`);
+  return result.json<{ callId: string }>().callId;
+}
+
 /** A multipart/form-data body with the given file parts. */
 export function multipartBody(
   parts: { field?: string; filename: string; type?: string; content: string | Buffer }[],

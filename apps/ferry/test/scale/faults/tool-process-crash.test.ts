@@ -12,7 +12,7 @@ import {
   listedFiles,
 } from '../../support/fault-checks.js';
 import { collectSse, openSse } from '../../support/sse.js';
-import { ALICE, http, settledCall, uploadOk } from '../../support/start-app.js';
+import { ALICE, settledCall, startCallOk, uploadOk } from '../../support/start-app.js';
 import { startTestCluster, type TestCluster } from '../../support/start-cluster.js';
 
 interface EventJson {
@@ -44,14 +44,8 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-async function startCall(base: string, server: string, tool: string, args: Record<string, unknown>) {
-  const started = await http(base, '/api/calls', {
-    method: 'POST',
-    headers: { ...ALICE, 'content-type': 'application/json' },
-    body: JSON.stringify({ server, tool, arguments: args }),
-  });
-  expect(started.status, started.text).toBe(202);
-  return started.json<{ callId: string }>().callId;
+function startCall(base: string, server: string, tool: string, args: Record<string, unknown>) {
+  return startCallOk(base, { server, tool, arguments: args }, ALICE);
 }
 
 function storageOf(c: TestCluster): Record<string, unknown> {
