@@ -73,7 +73,8 @@ for (const runner of runners) {
     stdio: 'inherit',
     env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: runner.report },
   });
-  const counts = readCounts(runner);
+  const report = existsSync(runner.report) ? JSON.parse(readFileSync(runner.report, 'utf8')) : undefined;
+  const counts = report && readCounts(runner, report);
   if (!counts) {
     console.error(
       `[test] ${runner.name}: no JSON report at ${runner.report} (exit ${run.status ?? run.signal})`,
@@ -86,18 +87,14 @@ for (const runner of runners) {
     console.error(`[test] ${runner.name}: exited with ${run.status ?? run.signal} although no test failed`);
     counts.failed = 1;
   }
-  if (runner.name !== 'conformance' && existsSync(runner.report)) {
-    const report = JSON.parse(readFileSync(runner.report, 'utf8'));
-    failures.push(...(runner.name === 'vitest' ? vitestFailures(report, root) : playwrightFailures(report)));
-  }
+  if (runner.name === 'vitest') failures.push(...vitestFailures(report, root));
+  if (runner.name === 'playwright') failures.push(...playwrightFailures(report));
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
 }
 
-function readCounts(runner) {
-  if (!existsSync(runner.report)) return undefined;
-  const report = JSON.parse(readFileSync(runner.report, 'utf8'));
+function readCounts(runner, report) {
   if (runner.name === 'vitest') {
     return {
       passed: report.numPassedTests,

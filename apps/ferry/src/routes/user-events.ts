@@ -19,7 +19,6 @@ const FILE_CHANGES: Record<string, UserEventBody & { type: 'files_changed' }> = 
   'DELETE /api/files/:id': { type: 'files_changed', reason: 'deleted', fileIds: [] },
 };
 
-/** On the /api context itself (hooks of a route plugin would only see that plugin's routes). */
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by a route that changed files the path does not name (an upload's new file ids). */
@@ -27,6 +26,7 @@ declare module 'fastify' {
   }
 }
 
+/** On the /api context itself (hooks of a route plugin would only see that plugin's routes). */
 export function announceFileChanges(api: FastifyInstance): void {
   api.addHook('onResponse', (request, reply, done) => {
     const change =
