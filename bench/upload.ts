@@ -21,7 +21,7 @@
 // Size: BENCH_UPLOAD_MIB or --mib N (default 1024). Prints one JSON document.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -348,30 +348,21 @@ function cpuMeter(pid: number): () => {
   serverWait: number;
 } {
   const zero = { userMs: 0, systemMs: 0, minorFaults: 0 };
-  /** CPU ms of the server's main thread: the rest is V8's helper threads (GC) and libuv's pool. */
-  const mainThreadMs = () => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    } catch {
-      return 0;
-    }
-  };
-  const mainStart = mainThreadMs();
   const start = procCpuMs(pid) ?? zero;
-  const wait = procSchedMs(pid)?.waitMs ?? 0;
+  // The main thread's time on a CPU: the rest is V8's helper threads (GC) and libuv's pool.
+  const sched = procSchedMs(pid) ?? { runMs: 0, waitMs: 0 };
   const client = process.cpuUsage();
   return () => {
     const used = process.cpuUsage(client);
     const now = procCpuMs(pid) ?? start;
+    const schedNow = procSchedMs(pid) ?? sched;
     return {
       server: now.userMs + now.systemMs - start.userMs - start.systemMs,
       serverSystem: now.systemMs - start.systemMs,
       serverMinorFaults: now.minorFaults - start.minorFaults,
-      serverMainThread: mainThreadMs() - mainStart,
+      serverMainThread: schedNow.runMs - sched.runMs,
       client: (used.user + used.system) / 1000,
-      serverWait: (procSchedMs(pid)?.waitMs ?? 0) - wait,
+      serverWait: schedNow.waitMs - sched.waitMs,
     };
   };
 }
