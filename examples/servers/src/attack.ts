@@ -209,14 +209,22 @@ export function createAttackServer(): McpServer {
 
   tool(
     'fork_bomb',
-    'Starts a shell fork bomb, counts the tasks it reaches for `seconds`, then kills it.',
-    { seconds: z.number().positive().default(2) },
-    async ({ seconds }) => {
+    'Starts a shell fork bomb, counts the tasks it reaches for `seconds` (or until 1 s after it first reached `until_tasks`), then kills it.',
+    { seconds: z.number().positive().default(2), until_tasks: z.number().int().positive().optional() },
+    async ({ seconds, until_tasks }) => {
       // Every shell waits for the two it forked, so all stay alive: it grows until forks fail.
       const bomb = spawn('/bin/sh', ['-c', 'b() { b | b & wait; }; b'], { detached: true, stdio: 'ignore' });
       let peak = 0;
-      for (const end = Date.now() + seconds * 1000; Date.now() < end; await delay(50)) {
+      // How fast the bomb grows depends on how busy the machine is: with `until_tasks` the count is
+      // watched until the bomb got there, and one more second, in which it would pass any limit
+      // that does not hold; `seconds` is then only the bound.
+      let end = Date.now() + seconds * 1000;
+      for (let reached = false; Date.now() < end; await delay(50)) {
         peak = Math.max(peak, countTasks());
+        if (!reached && until_tasks !== undefined && peak >= until_tasks) {
+          reached = true;
+          end = Math.min(end, Date.now() + 1000);
+        }
       }
       // The bomb's shells stay in its process group; a few rounds catch the late forks.
       for (let i = 0; i < 20; i++, await delay(100)) quietly(() => process.kill(-(bomb.pid ?? 0), 'SIGKILL'));
