@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { FERRY_NODE_OPTIONS } from '../apps/ferry/bin/run-ferry.mjs';
 
 export const MIB = 1024 * 1024;
 
@@ -287,8 +288,8 @@ export async function endBench(deadline: NodeJS.Timeout, ferry: FerryProcess | u
 }
 
 export interface FerryProcessOptions {
-  /** The whole ferry.config.json, written to `<dir>/ferry.config.json`. */
-  config: Record<string, unknown>;
+  /** The whole ferry.config.json, written to `<dir>/ferry.config.json` (not with `script`). */
+  config?: Record<string, unknown>;
   /** A scratch directory for the config file. */
   dir: string;
   /** How long `ferry start` may take to print its URL. @default 60000 */
@@ -298,6 +299,13 @@ export interface FerryProcessOptions {
    * @default BENCH_FERRY_NODE_ARGS split on spaces, else none
    */
   nodeArgs?: string[];
+  /**
+   * A script and its arguments to run (under tsx, like Ferry) instead of `ferry start`: a reference
+   * server for the same run, which prints its URL as Ferry does (e.g. bench/support/minimal-file-server.ts).
+   */
+  script?: string[];
+  /** Sees everything the server prints, stdout and stderr, as it comes (e.g. --trace-gc lines). */
+  onOutput?: (text: string) => void;
 }
 
 export interface FerryProcess {
@@ -319,21 +327,20 @@ export interface FerryProcess {
  */
 export async function startFerryProcess(options: FerryProcessOptions): Promise<FerryProcess> {
   const configPath = join(options.dir, 'ferry.config.json');
-  await writeFile(configPath, JSON.stringify(options.config, null, 2));
+  if (!options.script) await writeFile(configPath, JSON.stringify(options.config, null, 2));
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('FERRY_')) env[name] = value;
   env.FERRY_LOG_LEVEL = 'warn';
   const main = join(REPO_ROOT, 'apps/ferry/src/main.ts');
   const nodeArgs = options.nodeArgs ?? (process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args = [
+    ...(options.script ? [] : FERRY_NODE_OPTIONS),
     ...nodeArgs,
     '--import',
     import.meta.resolve('tsx'),
     '--conditions=ferry-source',
-    main,
-    'start',
+    ...(options.script ?? [main, 'start', '--host', '127.0.0.1', '--port', '0', '--config', configPath]),
   ];
-  args.push('--host', '127.0.0.1', '--port', '0', '--config', configPath);
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env,
@@ -348,6 +355,7 @@ export async function startFerryProcess(options: FerryProcessOptions): Promise<F
     stderr = (stderr + text).slice(-16 * 1024);
     output = (output + text).slice(-16 * 1024);
     log?.write(text);
+    options.onOutput?.(text);
   });
   // A benchmark that dies must not leave a server (and its MCP servers) behind.
   const killOnExit = () => killGroup(child, 'SIGKILL');
@@ -360,6 +368,7 @@ export async function startFerryProcess(options: FerryProcessOptions): Promise<F
     }, options.startTimeoutMs ?? 60_000);
     child.stdout?.setEncoding('utf8').on('data', (text: string) => {
       log?.write(text);
+      options.onOutput?.(text);
       // Fastify's log lines (level warn and up) come on stdout.
       output = (output + text).slice(-16 * 1024);
       if (stdout.length > 64 * 1024) return;

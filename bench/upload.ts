@@ -10,14 +10,15 @@
 // per GiB at random, which the floor's `cp` pays only once). Each side runs FERRY_BENCH_RUNS times
 // (default 3) and the medians are compared. The floor is the sum of the two, timed one after the
 // other. Targets (issue 21): upload+download <= 1.5x floor, server RSS growth <= 64 MiB.
-// Server CPU is split into kernel time, page faults and the main thread's share. In about one
-// Ferry process of four (run with BENCH_FERRY_NODE_ARGS=--trace-gc BENCH_FERRY_LOG=<file>) V8
-// falls into a full collection every ~70 ms for the rest of the process ("external memory
-// pressure": the 64 KiB socket chunks and 1 MiB file chunks are ArrayBuffer memory V8 counts
-// against its 64 MB external limit), and the server CPU per GiB doubles, mostly on V8's helper
-// threads; the other processes run 3-5 full collections in all. --no-incremental-marking avoided
-// it in 4 runs of 4 (at the price of stop-the-world collections); joining chunks less (no read()
-// copy) made it rarer but cost bench/storage.ts 40%. Medians of 3 runs can land on either mode.
+// Server CPU is split into kernel time, page faults and the main thread's share. Ferry runs with
+// --trace-gc and `full_gcs` counts its Mark-Compact collections in each phase: 0-2 normally, dozens
+// in a storm (a full collection every ~70 ms, "external memory pressure", doubling the server CPU
+// per GiB). Ferry runs with the V8 options of apps/ferry/bin/run-ferry.mjs, which made storms
+// rarer and shorter here (see there), not impossible.
+// The same run also measures bench/support/minimal-file-server.ts, the least a Node HTTP server
+// does for the same requests with the same durability (hash inline, writev, fsync, rename; a
+// piped ReadStream down): raw bodies only. Ferry first in even runs, the minimal server first in
+// odd ones. `ratio_to_minimal_node` is what Ferry's own work costs over Node's on this machine.
 // Size: BENCH_UPLOAD_MIB or --mib N (default 1024). Prints one JSON document.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -42,6 +43,7 @@ import {
   procCpuMs,
   procMemory,
   procSchedMs,
+  REPO_ROOT,
   resetPeakRss,
   round,
   sampleProcessRss,
@@ -63,13 +65,21 @@ if (!(SIZE > 0) || !(RUNS >= 1)) fail(new Error(`bad size (${SIZE_MIB} MiB) or r
 
 /** Other work on the machine skews every timing here; reported next to them. */
 const loadAtStart = loadavg()[0] ?? 0;
+/** Ferry's full collections (its --trace-gc lines), counted as they are printed: a storm shows here. */
+const fullGcs = fullGcCounter();
 const { dir, deadline } = await benchScratch('ferry-bench-upload-', fail);
 let ferry: FerryProcess | undefined;
+let minimal: FerryProcess | undefined;
 
 try {
   const source = join(dir, 'source.bin');
   await writeRandomFile(source, SIZE);
-  ferry = await startFerryProcess({ dir, config: { servers: {}, storage: { dataDir: join(dir, 'ferry') } } });
+  ferry = await startFerryProcess({
+    dir,
+    config: { servers: {}, storage: { dataDir: join(dir, 'ferry') } },
+    nodeArgs: ['--trace-gc', ...(process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    onOutput: fullGcs.count,
+  });
   const url = ferry.url;
 
   // Warm-up through the same routes with 1 MiB, so lazy initialisation (route compilation, the
@@ -79,6 +89,15 @@ try {
   const warmFile = await upload(url, warm, MIB, 'warm.bin');
   await download(url, warmFile.id, join(dir, 'warm-down.bin'));
   await deleteFile(url, warmFile.id);
+  if (FORM === 'raw') {
+    minimal = await startFerryProcess({
+      dir,
+      script: [join(REPO_ROOT, 'bench/support/minimal-file-server.ts'), join(dir, 'minimal')],
+    });
+    const warmMinimal = await upload(minimal.url, warm, MIB, 'warm.bin');
+    await download(minimal.url, warmMinimal.id, join(dir, 'warm-down.bin'));
+    await deleteFile(minimal.url, warmMinimal.id);
+  }
   const baseline = procMemory(ferry.pid);
   if (!baseline) throw new Error('Ferry exited after the warm-up');
 
@@ -86,16 +105,21 @@ try {
   for (let run = 0; run < RUNS; run++) {
     const floor = await measureCopyHashFloor(source, join(dir, 'copy.bin'));
     execFileSync('sync');
+    const minimalFirst = run % 2 === 1;
+    const reference =
+      minimal && minimalFirst ? await minimalTransfer(minimal, source, floor.sha256, dir, true) : undefined;
 
     // VmHWM then covers this phase only; when the kernel refuses the reset, only samples count.
     const uploadHwm = resetPeakRss(ferry.pid);
     const uploadRss = sampleProcessRss(ferry.pid);
     let stored: (StoredFile & { tailMs: number }) | undefined;
     const uploadCpu = cpuMeter(ferry.pid);
+    const uploadGcs = fullGcs.total;
     const uploadMs = await timed(async () => {
       stored = await upload(url, source, SIZE, `big-${run}.bin`);
     });
     const uploadCpuMs = uploadCpu();
+    const uploadFullGcs = fullGcs.total - uploadGcs;
     const uploadMem = uploadRss.stop();
     if (!stored) throw new Error('upload returned nothing');
     if (stored.size !== SIZE) throw new Error(`stored ${stored.size} of ${SIZE} bytes`);
@@ -106,10 +130,12 @@ try {
     const target = join(dir, 'download.bin');
     let got = { bytes: 0, sha256: '', firstByteMs: 0, hashMs: 0 };
     const downloadCpu = cpuMeter(ferry.pid);
+    const downloadGcs = fullGcs.total;
     const downloadMs = await timed(async () => {
       got = await download(url, stored?.id as string, target);
     });
     const downloadCpuMs = downloadCpu();
+    const downloadFullGcs = fullGcs.total - downloadGcs;
     const downloadMem = downloadRss.stop();
     if (got.bytes !== SIZE) throw new Error(`downloaded ${got.bytes} of ${SIZE} bytes`);
     if (got.sha256 !== floor.sha256) throw new Error(`downloaded sha256 ${got.sha256} != ${floor.sha256}`);
@@ -120,7 +146,12 @@ try {
     const uploadPeak = Math.max(uploadMem.sampledPeakBytes, uploadHwm ? uploadMem.hwmBytes : 0);
     const downloadPeak = Math.max(downloadMem.sampledPeakBytes, downloadHwm ? downloadMem.hwmBytes : 0);
     const peak = Math.max(uploadPeak, downloadPeak);
+    const minimalRun =
+      reference ?? (minimal ? await minimalTransfer(minimal, source, floor.sha256, dir, false) : undefined);
     runs.push({
+      minimal: minimalRun,
+      uploadFullGcs,
+      downloadFullGcs,
       floor,
       uploadMs,
       downloadMs,
@@ -140,6 +171,8 @@ try {
 
   const floorMs = median(runs.map((r) => r.floor.floorMs));
   const ferryMs = median(runs.map((r) => r.uploadMs + r.downloadMs));
+  const minimalRuns = runs.flatMap((r) => (r.minimal ? [r.minimal] : []));
+  const minimalMs = minimal ? median(minimalRuns.map((r) => r.uploadMs + r.downloadMs)) : undefined;
   const durableFloorMs = median(runs.map((r) => r.floor.floorMs + r.floor.cpSyncMs));
   const peakBytes = Math.max(...runs.map((r) => r.peak));
   const growthMiB = (peakBytes - baseline.rss) / MIB;
@@ -172,6 +205,8 @@ try {
         download_first_byte_s: s(r.downloadFirstByteMs),
         // The client's own SHA-256 of the download, inside download_s (the verification).
         download_client_sha256_s: s(r.downloadHashMs),
+        // Mark-Compact collections in Ferry during each phase: a few, or dozens in a storm.
+        full_gcs: { upload: r.uploadFullGcs, download: r.downloadFullGcs },
         server_rss_upload_peak_mib: mib(r.uploadPeak),
         server_rss_download_peak_mib: mib(r.downloadPeak),
         // true: the peaks include VmHWM (reset before each phase), not only the 50 ms samples.
@@ -196,6 +231,14 @@ try {
           download_client: s(r.downloadCpuMs.client),
           download_server_main_thread_cpu_wait: s(r.downloadCpuMs.serverWait),
         },
+        minimal_node_server: r.minimal && {
+          upload_s: s(r.minimal.uploadMs),
+          download_s: s(r.minimal.downloadMs),
+          total_s: s(r.minimal.uploadMs + r.minimal.downloadMs),
+          ratio: round((r.minimal.uploadMs + r.minimal.downloadMs) / r.floor.floorMs, 3),
+          measured_first: r.minimal.first,
+          cpu_s: { upload_server: s(r.minimal.uploadCpuMs), download_server: s(r.minimal.downloadCpuMs) },
+        },
       })),
       upload_s: s(median(runs.map((r) => r.uploadMs))),
       download_s: s(median(runs.map((r) => r.downloadMs))),
@@ -205,6 +248,17 @@ try {
       // The floor plus an fsync of the copy: the durable work Ferry's put does (it fsyncs).
       durable_floor_s: s(durableFloorMs),
       ratio_to_durable_floor: round(ferryMs / durableFloorMs, 3),
+      // Medians of the minimal Node server's runs (null with a multipart body, which it does not parse).
+      minimal_node_server:
+        minimalMs === undefined
+          ? null
+          : {
+              upload_s: s(median(minimalRuns.map((r) => r.uploadMs))),
+              download_s: s(median(minimalRuns.map((r) => r.downloadMs))),
+              total_s: s(minimalMs),
+              ratio: round(minimalMs / floorMs, 3),
+            },
+      ratio_to_minimal_node: minimalMs === undefined ? null : round(ferryMs / minimalMs, 3),
       sha256_verified: true,
       server_rss_mib: {
         baseline: mib(baseline.rss),
@@ -221,6 +275,7 @@ try {
 } catch (error) {
   fail(error);
 } finally {
+  await minimal?.stop();
   await endBench(deadline, ferry, dir);
 }
 
@@ -335,6 +390,37 @@ function download(
   });
 }
 
+/** The minimal server's upload and download of the source, checked like Ferry's (bytes, SHA-256). */
+async function minimalTransfer(
+  server: FerryProcess,
+  source: string,
+  sha256: string,
+  dir: string,
+  first: boolean,
+) {
+  let stored: StoredFile | undefined;
+  const uploadCpu = cpuMeter(server.pid);
+  const uploadMs = await timed(async () => {
+    stored = await upload(server.url, source, SIZE, 'big.bin');
+  });
+  const uploadCpuMs = uploadCpu().server;
+  if (stored?.size !== SIZE || stored.sha256 !== sha256)
+    throw new Error(`minimal server stored ${stored?.size} bytes, sha256 ${stored?.sha256}`);
+  const target = join(dir, 'minimal-download.bin');
+  let got = { bytes: 0, sha256: '' };
+  const downloadCpu = cpuMeter(server.pid);
+  const downloadMs = await timed(async () => {
+    got = await download(server.url, stored?.id as string, target);
+  });
+  const downloadCpuMs = downloadCpu().server;
+  if (got.bytes !== SIZE || got.sha256 !== sha256)
+    throw new Error(`minimal server sent ${got.bytes} bytes, sha256 ${got.sha256}`);
+  await deleteFile(server.url, stored.id);
+  await rm(target, { force: true });
+  execFileSync('sync');
+  return { uploadMs, downloadMs, uploadCpuMs, downloadCpuMs, first };
+}
+
 /**
  * Starts counting CPU time of the server and of this process, and how long the server's main
  * thread (where an upload is parsed and hashed) sat runnable waiting for a CPU.
@@ -364,6 +450,21 @@ function cpuMeter(pid: number): () => {
       client: (used.user + used.system) / 1000,
       serverWait: schedNow.waitMs - sched.waitMs,
     };
+  };
+}
+
+function fullGcCounter(): { count: (text: string) => void; readonly total: number } {
+  let total = 0;
+  let partial = '';
+  return {
+    count(text) {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.includes(': Mark-Compact ')) total += 1;
+    },
+    get total() {
+      return total;
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FERRY_NODE_OPTIONS } from '../bin/run-ferry.mjs';
 import { parseStream } from '../src/cli/sse-reader.js';
 import { startServer } from '../src/server.js';
 import { http, REPO_ROOT, settledCall, startCallOk, uploadOk } from './support/start-app.js';
@@ -275,4 +276,23 @@ describe('one Ferry per data directory; a failed start empties nothing', () => {
     );
     expect(existsSync(join(cwd, '.ferry'))).toBe(false);
   });
+});
+
+describe('the process `ferry start` runs', () => {
+  it('is a child Node given Ferry’s V8 options (bin/run-ferry.mjs)', async () => {
+    expect(FERRY_NODE_OPTIONS).toContain('--no-concurrent-array-buffer-sweeping');
+    const ferry = await startFerry(await configDir('v8-options', {}));
+    try {
+      const pid = ferry.child.pid as number;
+      const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8')).trim().split(' ');
+      expect(children).toHaveLength(1);
+      const argv = (await readFile(`/proc/${children[0]}/cmdline`, 'utf8')).split('\0');
+      // Node options go before the script: after it they would be the script's arguments.
+      const script = argv.findIndex((arg) => arg.endsWith('apps/ferry/src/main.ts'));
+      expect(script).toBeGreaterThan(0);
+      for (const option of FERRY_NODE_OPTIONS) expect(argv.slice(0, script)).toContain(option);
+    } finally {
+      expect(await ferry.stop(), ferry.output()).toBe(0);
+    }
+  }, 60_000);
 });
