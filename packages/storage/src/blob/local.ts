@@ -256,7 +256,7 @@ const EARLY_WRITEBACK_BYTES = 64 * 1024 * 1024;
  * waits. The chunks are written as they came, never joined into a new buffer (a stream
  * iterator's read() joins everything buffered: every byte allocated and copied again).
  * Measured with bench/upload.ts and bench/storage.ts, 3 runs each, against joining batches of
- * whatever read() held: a 1 GiB upload 1.3-2.0 s instead of 1.4-3.1 s, and file puts no slower
+ * whatever read() held: a 1 GiB upload 1.5-2.0 s instead of 1.4-3.1 s, and file puts no slower
  * (1.2-1.3 s). Smaller batches made file puts 30-100% slower; larger ones, uploads slower.
  * A Writable rather than a WriteStream so that the handle stays open for the fsync before rename;
  * pipeline() brings the errors of body, abort and disk here.
