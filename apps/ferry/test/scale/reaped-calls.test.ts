@@ -12,25 +12,24 @@ import { instanceKeys } from '../../src/shared/redis-connection.js';
 import { type GhostInstance, openGhostInstance } from '../support/ghost-instance.js';
 import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, http, settledCall } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
-let cluster: TestCluster;
-let b: string;
+const ctx = useTestCluster(() =>
+  startTestCluster({
+    app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
+  }),
+);
 let ghost: RedisCallStore;
 let ghostInstance: GhostInstance;
 
+// Registered after the cluster's hooks: the ghost opens once the cluster runs and closes before it.
 beforeAll(async () => {
-  cluster = await startTestCluster({
-    app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
-  });
-  b = cluster.instances[1]?.url as string;
-  ghostInstance = await openGhostInstance(cluster);
+  ghostInstance = await openGhostInstance(ctx.cluster);
   ghost = ghostInstance.store;
 }, 60_000);
 
 afterAll(async () => {
   await ghostInstance?.close();
-  await cluster?.close();
 });
 
 interface EventJson {
@@ -51,16 +50,16 @@ function readEvents(response: IncomingMessage): Promise<EventJson[]> {
 }
 
 it("ends a dead instance's call as failed: followed on B, read on B, its slot free", async () => {
-  const { prefix, client } = cluster.redis;
+  const { prefix, client } = ctx.cluster.redis;
   // Alice's owner id as the app records it: from a call of hers on B.
-  const own = await http(b, '/api/calls', {
+  const own = await http(ctx.b, '/api/calls', {
     method: 'POST',
     headers: { ...ALICE, 'content-type': 'application/json' },
     body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds: 0, steps: 1 } }),
   });
   expect(own.status, own.text).toBe(202);
   const ownId = own.json<{ callId: string }>().callId;
-  await settledCall(b, ownId, ALICE);
+  await settledCall(ctx.b, ownId, ALICE);
   const owner = await client.hget(`${prefix}call:{${ownId}}`, 'owner');
   expect(owner).toBeTruthy();
 
@@ -90,7 +89,7 @@ it("ends a dead instance's call as failed: followed on B, read on B, its slot fr
     }),
   ).toBe(true);
 
-  const events = await readEvents(await openEvents(b, call.callId));
+  const events = await readEvents(await openEvents(ctx.b, call.callId));
   expect(events.map((event) => [event.seq, event.type])).toEqual([
     [1, 'started'],
     [2, 'failed'],
@@ -100,7 +99,7 @@ it("ends a dead instance's call as failed: followed on B, read on B, its slot fr
     message: 'The Ferry instance running this call stopped (no heartbeat for 0.6 s)',
     retryable: true,
   });
-  const settled = await settledCall<{ status: string }>(b, call.callId, ALICE);
+  const settled = await settledCall<{ status: string }>(ctx.b, call.callId, ALICE);
   expect(settled.status).toBe('failed');
   expect(await client.sismember(`${prefix}user:${owner}:running`, call.callId)).toBe(0);
   expect(await client.sismember(keys.instances, 'ghost')).toBe(0);

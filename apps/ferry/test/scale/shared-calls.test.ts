@@ -2,10 +2,10 @@
 // followed on B, replayed there by Last-Event-ID, and cancelled through B (the cancel travels to
 // A, which runs it); the running limit holds across both.
 import type { IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, http, settledCall } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
 interface EventJson {
   type: string;
@@ -14,24 +14,14 @@ interface EventJson {
   reason?: string;
 }
 
-let cluster: TestCluster;
-let a: string;
-let b: string;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({
+const ctx = useTestCluster(() =>
+  startTestCluster({
     app: {
       auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' },
       calls: { maxRunningPerUser: 2 },
     },
-  });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.close();
-});
+  }),
+);
 
 async function startSlow(base: string, seconds: number, steps: number) {
   return http(base, '/api/calls', {
@@ -56,34 +46,36 @@ function readEvents(response: IncomingMessage, stop?: (event: EventJson) => bool
 
 describe('calls shared through Redis', () => {
   it('are followed on B as A runs them, every event once, and replayed there from Last-Event-ID', async () => {
-    const started = await startSlow(a, 0.6, 4);
+    const started = await startSlow(ctx.a, 0.6, 4);
     expect(started.status, started.text).toBe(202);
     const { callId } = started.json<{ callId: string }>();
 
-    const onB = await readEvents(await openEvents(b, callId));
+    const onB = await readEvents(await openEvents(ctx.b, callId));
     const seqs = onB.map((event) => event.seq);
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
     expect(onB[0]?.type).toBe('started');
     expect(onB.filter((event) => event.type === 'progress').length).toBe(4);
     expect(onB.at(-1)?.type).toBe('finished');
 
-    const replayed = await readEvents(await openEvents(b, callId, { 'last-event-id': '3' }));
+    const replayed = await readEvents(await openEvents(ctx.b, callId, { 'last-event-id': '3' }));
     expect(replayed.map((event) => event.seq)).toEqual(seqs.slice(3));
-    expect((await settledCall<{ status: string }>(b, callId, ALICE)).status).toBe('finished');
-    const listed = (await http(b, '/api/calls', { headers: ALICE })).json<{ items: { callId: string }[] }>();
+    expect((await settledCall<{ status: string }>(ctx.b, callId, ALICE)).status).toBe('finished');
+    const listed = (await http(ctx.b, '/api/calls', { headers: ALICE })).json<{
+      items: { callId: string }[];
+    }>();
     expect(listed.items.map((item) => item.callId)).toContain(callId);
   });
 
   it('cancels through B a call running on A', async () => {
-    const started = await startSlow(a, 20, 40);
+    const started = await startSlow(ctx.a, 20, 40);
     expect(started.status, started.text).toBe(202);
     const { callId } = started.json<{ callId: string }>();
-    const stream = await openEvents(b, callId);
+    const stream = await openEvents(ctx.b, callId);
     let cancelled = false;
     const events = await readEvents(stream, (event) => {
       if (event.type === 'progress' && !cancelled) {
         cancelled = true;
-        void http(b, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE }).then((answer) =>
+        void http(ctx.b, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE }).then((answer) =>
           expect(answer.status).toBe(202),
         );
       }
@@ -91,23 +83,28 @@ describe('calls shared through Redis', () => {
     });
     expect(cancelled).toBe(true);
     expect(events.at(-1)?.type).toBe('cancelled');
-    expect((await settledCall<{ status: string }>(a, callId, ALICE)).status).toBe('cancelled');
+    expect((await settledCall<{ status: string }>(ctx.a, callId, ALICE)).status).toBe('cancelled');
   });
 
   it('holds the running limit across instances', async () => {
-    const first = await startSlow(a, 20, 40);
-    const second = await startSlow(b, 20, 40);
+    const first = await startSlow(ctx.a, 20, 40);
+    const second = await startSlow(ctx.b, 20, 40);
     expect([first.status, second.status]).toEqual([202, 202]);
-    const third = await startSlow(b, 0, 1);
+    const third = await startSlow(ctx.b, 0, 1);
     expect(third.status).toBe(429);
     expect(third.json()).toMatchObject({ meta_data: { error_code: 'E_TOO_MANY_CALLS' } });
     for (const [base, started] of [
-      [a, first],
-      [b, second],
+      [ctx.a, first],
+      [ctx.b, second],
     ] as const) {
       const { callId } = started.json<{ callId: string }>();
       expect(
-        (await http(base === a ? b : a, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE })).status,
+        (
+          await http(base === ctx.a ? ctx.b : ctx.a, `/api/calls/${callId}`, {
+            method: 'DELETE',
+            headers: ALICE,
+          })
+        ).status,
       ).toBe(202);
       await settledCall(base, callId, ALICE);
     }

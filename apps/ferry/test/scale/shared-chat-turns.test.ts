@@ -14,19 +14,24 @@ import { parseStream } from '../../src/cli/sse-reader.js';
 import { createConversation, JSON_TYPE, sendChatMessage } from '../support/chat-app.js';
 import { openSse } from '../support/sse.js';
 import { ALICE, exampleServers, http, uploadOk } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
 const GRACE_MS = 3_000;
 
-let cluster: TestCluster;
 let model: ScriptedModelServer;
-let a: string;
-let b: string;
 
+// Registered before the cluster's hooks: the model starts first and closes after the cluster.
 beforeAll(async () => {
   model = await startScriptedModelServer();
+}, 60_000);
+
+afterAll(async () => {
+  await model?.close();
+});
+
+const ctx = useTestCluster(async () => {
   const { slow, xfile } = await exampleServers();
-  cluster = await startTestCluster({
+  return startTestCluster({
     app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
     servers: { slow, xfile },
     deps: ({ host, storage, dir }) => ({
@@ -45,13 +50,6 @@ beforeAll(async () => {
       chatDetachGraceMs: GRACE_MS,
     }),
   });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await model?.close();
 });
 
 interface TurnEvent {
@@ -108,23 +106,23 @@ const slowCall = (seconds: number) => ({
 
 describe('chat turns shared through Redis', () => {
   it('a turn on A is followed, shown running, refused a second message and cancelled through B', async () => {
-    const id = await createConversation(a);
+    const id = await createConversation(ctx.a);
     model.play([{ text: ['Thinking', ' hard'], hold: true }]);
-    const posted = await postMessage(a, id, 'long answer');
+    const posted = await postMessage(ctx.a, id, 'long answer');
     const onA: TurnEvent[] = [];
     const readingA = readTurn(posted).then((events) => onA.push(...events));
     await model.request(1);
 
-    const onB = readTurn(await followTurn(b, id));
-    await expect.poll(async () => (await detail(b, id)).running).toBe(true);
-    const listed = (await http(b, '/api/conversations', { headers: ALICE })).json<{
+    const onB = readTurn(await followTurn(ctx.b, id));
+    await expect.poll(async () => (await detail(ctx.b, id)).running).toBe(true);
+    const listed = (await http(ctx.b, '/api/conversations', { headers: ALICE })).json<{
       items: { id: string; running: boolean }[];
     }>();
     expect(listed.items.find((item) => item.id === id)?.running).toBe(true);
-    const conflict = await sendChatMessage(b, id, { text: 'again' });
+    const conflict = await sendChatMessage(ctx.b, id, { text: 'again' });
     expect(conflict.status).toBe(409);
 
-    const cancel = await http(b, `/api/conversations/${id}/cancel`, { method: 'POST', headers: ALICE });
+    const cancel = await http(ctx.b, `/api/conversations/${id}/cancel`, { method: 'POST', headers: ALICE });
     expect(cancel.status, cancel.text).toBe(202);
     expect(cancel.json()).toEqual({ cancelled: true });
     await readingA;
@@ -134,48 +132,51 @@ describe('chat turns shared through Redis', () => {
       onA.map((event) => [event.id, event.event]),
     );
     expect(followed.at(-1)?.data).toEqual({ type: 'turn_finished', status: 'cancelled' });
-    expect((await detail(b, id)).running).toBe(false);
+    expect((await detail(ctx.b, id)).running).toBe(false);
     // Replayed through B after the end, from an id: the rest, then the stream ends.
-    const replayed = await readTurn(await followTurn(b, id, 2));
+    const replayed = await readTurn(await followTurn(ctx.b, id, 2));
     expect(replayed.map((event) => event.id)).toEqual(onA.slice(2).map((event) => event.id));
   });
 
   it('a page reloaded onto B takes its turn to the end: the POST stream gone, the turn ran on', async () => {
-    const id = await createConversation(a);
+    const id = await createConversation(ctx.a);
     model.play([slowCall(1.2), { text: ['All', ' done'] }]);
     const before = await readTurn(
-      await postMessage(a, id, 'run the slow task'),
+      await postMessage(ctx.a, id, 'run the slow task'),
       (event) => event.event === 'tool_call_started',
     );
     const lastSeen = before.at(-1)?.id as number;
     expect(before.at(-1)?.event).toBe('tool_call_started');
 
-    const after = await readTurn(await followTurn(b, id, lastSeen));
+    const after = await readTurn(await followTurn(ctx.b, id, lastSeen));
     expect(after[0]?.id).toBe(lastSeen + 1);
     expect(after.map((event) => event.event)).toContain('tool_call_finished');
     expect(after.at(-1)?.data).toEqual({ type: 'turn_finished', status: 'completed' });
     const ids = [...before, ...after].map((event) => event.id);
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
-    const messages = (await detail(a, id)).messages;
+    const messages = (await detail(ctx.a, id)).messages;
     expect(messages.at(-1)).toMatchObject({ role: 'assistant', text: 'All done' });
   });
 
   it('a turn whose client left and that nobody follows stops after the grace', async () => {
-    const id = await createConversation(a);
+    const id = await createConversation(ctx.a);
     model.play([{ text: ['Alone'], hold: true }]);
     const started = Date.now();
-    await readTurn(await postMessage(a, id, 'anyone?'), (event) => event.event === 'token');
+    await readTurn(await postMessage(ctx.a, id, 'anyone?'), (event) => event.event === 'token');
     await (await model.request(1)).closed;
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(GRACE_MS - 100);
     expect(model.requests[0]?.aborted).toBe(true);
-    await expect.poll(async () => (await detail(b, id)).running).toBe(false);
-    expect((await detail(b, id)).messages.at(-1)).toMatchObject({ role: 'assistant', status: 'cancelled' });
+    await expect.poll(async () => (await detail(ctx.b, id)).running).toBe(false);
+    expect((await detail(ctx.b, id)).messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      status: 'cancelled',
+    });
   });
 
   it('a file request of a turn on A is answered through B', async () => {
-    const csv = await uploadOk(b, 'sales.csv', 'region,sales\nNorth,120\n', ALICE);
-    const id = await createConversation(a);
+    const csv = await uploadOk(ctx.b, 'sales.csv', 'region,sales\nNorth,120\n', ALICE);
+    const id = await createConversation(ctx.a);
     model.play([
       {
         toolCalls: [{ id: 'call-1', name: 'xfile__fingerprint_document', arguments: {} }],
@@ -184,12 +185,12 @@ describe('chat turns shared through Redis', () => {
     ]);
     let requestId: string | undefined;
     let answering: Promise<{ status: number; text: string }> | undefined;
-    const posted = await postMessage(a, id, 'fingerprint my csv');
+    const posted = await postMessage(ctx.a, id, 'fingerprint my csv');
     const events = readTurn(posted, (event) => {
       if (event.event === 'file_request' && !requestId) {
         requestId = event.data.requestId as string;
         const inputs = event.data.inputs as { name: string }[];
-        answering = http(b, `/api/conversations/${id}/file-requests/${requestId}`, {
+        answering = http(ctx.b, `/api/conversations/${id}/file-requests/${requestId}`, {
           method: 'POST',
           headers: { ...ALICE, ...JSON_TYPE },
           body: JSON.stringify({ action: 'accept', files: { [inputs[0]?.name as string]: csv.id } }),

@@ -10,7 +10,7 @@ import { instanceKeys } from '../../src/shared/redis-connection.js';
 import { type GhostInstance, openGhostInstance } from '../support/ghost-instance.js';
 import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, asUser, http, settledCall, uploadOk } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
 const BOB = asUser('bob');
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -25,26 +25,23 @@ interface EventJson {
   message?: string;
 }
 
-let cluster: TestCluster;
-let a: string;
-let b: string;
+const ctx = useTestCluster(() =>
+  startTestCluster({
+    app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
+    heartbeatMs: 30_000,
+  }),
+);
 let ghost: RedisCallStore;
 let ghostInstance: GhostInstance;
 
+// Registered after the cluster's hooks: the ghost opens once the cluster runs and closes before it.
 beforeAll(async () => {
-  cluster = await startTestCluster({
-    app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
-    heartbeatMs: 30_000,
-  });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-  ghostInstance = await openGhostInstance(cluster);
+  ghostInstance = await openGhostInstance(ctx.cluster);
   ghost = ghostInstance.store;
 }, 60_000);
 
 afterAll(async () => {
   await ghostInstance?.close();
-  await cluster?.close();
 });
 
 /** Starts review_document on `base` and reads `from`'s event stream of it until the question. */
@@ -76,23 +73,25 @@ const answer = (base: string, question: EventJson, body: unknown, headers = ALIC
 
 describe('questions of a call on B answered through A', () => {
   it("reach B's tool with the picked file's bytes; B's verdicts are A's statuses", async () => {
-    const csv = await uploadOk(a, 'sales.csv', CSV, ALICE);
+    const csv = await uploadOk(ctx.a, 'sales.csv', CSV, ALICE);
     const png = await uploadOk(
-      a,
+      ctx.a,
       'logo.png',
       Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
       ALICE,
     );
-    const question = await questionOn(b, a);
+    const question = await questionOn(ctx.b, ctx.a);
 
-    const wrongType = await answer(a, question, { action: 'accept', files: { document: png.id } });
+    const wrongType = await answer(ctx.a, question, { action: 'accept', files: { document: png.id } });
     expect(wrongType.status, wrongType.text).toBe(415);
     expect(wrongType.json()).toMatchObject({ meta_data: { error_code: 'E_FILE_TYPE_REJECTED' } });
     // Bob cannot answer Alice's question, from either instance.
-    expect((await answer(a, question, { action: 'decline' }, BOB)).status).toBe(404);
-    expect((await answer(a, question, { action: 'accept', content: { urgent: 'yes' } })).status).toBe(400);
+    expect((await answer(ctx.a, question, { action: 'decline' }, BOB)).status).toBe(404);
+    expect((await answer(ctx.a, question, { action: 'accept', content: { urgent: 'yes' } })).status).toBe(
+      400,
+    );
 
-    const ok = await answer(a, question, {
+    const ok = await answer(ctx.a, question, {
       action: 'accept',
       content: { note: 'from A', urgent: true },
       files: { document: csv.id },
@@ -100,13 +99,13 @@ describe('questions of a call on B answered through A', () => {
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json()).toEqual({ answered: true });
     // Answered once: the second try finds no open question, through either instance.
-    expect((await answer(a, question, { action: 'decline' })).status).toBe(404);
-    expect((await answer(b, question, { action: 'decline' })).status).toBe(404);
+    expect((await answer(ctx.a, question, { action: 'decline' })).status).toBe(404);
+    expect((await answer(ctx.b, question, { action: 'decline' })).status).toBe(404);
 
     const done = await settledCall<{
       status: string;
       response: { forModel: { results: Record<string, unknown> } };
-    }>(a, question.callId, ALICE);
+    }>(ctx.a, question.callId, ALICE);
     expect(done.status).toBe('finished');
     expect(done.response.forModel.results).toMatchObject({
       action: 'accept',
@@ -118,10 +117,10 @@ describe('questions of a call on B answered through A', () => {
   });
 
   it('a decline through B of a call on A goes through', async () => {
-    const question = await questionOn(a, b);
-    expect((await answer(b, question, { action: 'decline' })).status).toBe(200);
+    const question = await questionOn(ctx.a, ctx.b);
+    expect((await answer(ctx.b, question, { action: 'decline' })).status).toBe(200);
     const done = await settledCall<{ status: string; response: { forModel: { results: unknown } } }>(
-      b,
+      ctx.b,
       question.callId,
       ALICE,
     );
@@ -132,15 +131,15 @@ describe('questions of a call on B answered through A', () => {
 describe('a call whose instance is gone', () => {
   /** A running call of Alice's on "ghost", an instance in the set with no liveness key. */
   async function ghostCall(name: string) {
-    const { prefix, client } = cluster.redis;
-    const own = await http(a, '/api/calls', {
+    const { prefix, client } = ctx.cluster.redis;
+    const own = await http(ctx.a, '/api/calls', {
       method: 'POST',
       headers: { ...ALICE, ...JSON_BODY },
       body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds: 0, steps: 1 } }),
     });
     expect(own.status, own.text).toBe(202);
     const ownId = own.json<{ callId: string }>().callId;
-    await settledCall(a, ownId, ALICE);
+    await settledCall(ctx.a, ownId, ALICE);
     const owner = (await client.hget(`${prefix}call:{${ownId}}`, 'owner')) as string;
     await client.sadd(instanceKeys(prefix).instances, name);
     const call = await ghost.create(
@@ -168,11 +167,11 @@ describe('a call whose instance is gone', () => {
 
   it('is reaped when a cancel finds its instance gone: the cancel answers with the failed call', async () => {
     const callId = await ghostCall('ghost-cancel');
-    const cancel = await http(a, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE });
+    const cancel = await http(ctx.a, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE });
     expect(cancel.status, cancel.text).toBe(200);
     expect(cancel.json()).toMatchObject({ callId, status: 'failed' });
     const events = await collectSse<EventJson>(
-      await openSse(b, `/api/calls/${callId}/events`, ALICE),
+      await openSse(ctx.b, `/api/calls/${callId}/events`, ALICE),
       (e) => e.seq,
     );
     expect(events.map((event) => [event.seq, event.type])).toEqual([
@@ -185,14 +184,14 @@ describe('a call whose instance is gone', () => {
   it('is reaped when an answer finds its instance gone: 404, no open question', async () => {
     const callId = await ghostCall('ghost-answer');
     const response = await answer(
-      b,
+      ctx.b,
       { type: 'elicitation', seq: 2, callId, elicitationId: randomUUID() },
       {
         action: 'decline',
       },
     );
     expect(response.status, response.text).toBe(404);
-    expect((await http(b, `/api/calls/${callId}`, { headers: ALICE })).json()).toMatchObject({
+    expect((await http(ctx.b, `/api/calls/${callId}`, { headers: ALICE })).json()).toMatchObject({
       status: 'failed',
     });
   });

@@ -3,52 +3,40 @@
 // takes its inputs from the shared blob store into its own workspace and stores its outputs where
 // both see them. Users stay apart across instances.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, type FileJson, http, settledCall, startCallOk, uploadOk } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
-let cluster: TestCluster;
-let a: string;
-let b: string;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.close();
-});
+const ctx = useTestCluster(() => startTestCluster());
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 describe('two instances sharing PostgreSQL, S3 and a token key', () => {
   it('serve from B, byte for byte, what was uploaded through A; other users see nothing', async () => {
     const content = Buffer.from(`shared across instances ${'x'.repeat(70_000)}\n`);
-    const stored = await uploadOk(a, 'shared.txt', content, ALICE);
+    const stored = await uploadOk(ctx.a, 'shared.txt', content, ALICE);
     expect(stored.sha256).toBe(sha256(content));
 
-    const listed = await http(b, '/api/files', { headers: ALICE });
+    const listed = await http(ctx.b, '/api/files', { headers: ALICE });
     expect(listed.status).toBe(200);
     expect(listed.json<{ items: FileJson[] }>().items.map((f) => [f.id, f.name, f.sha256])).toContainEqual([
       stored.id,
       'shared.txt',
       stored.sha256,
     ]);
-    const downloaded = await http(b, `/api/files/${stored.id}/content`, { headers: ALICE });
+    const downloaded = await http(ctx.b, `/api/files/${stored.id}/content`, { headers: ALICE });
     expect(downloaded.status).toBe(200);
     expect(sha256(downloaded.body)).toBe(stored.sha256);
 
-    expect((await http(b, `/api/files/${stored.id}/content`, { headers: BOB })).status).toBe(404);
-    expect((await http(a, `/api/files/${stored.id}`, { headers: BOB })).status).toBe(404);
+    expect((await http(ctx.b, `/api/files/${stored.id}/content`, { headers: BOB })).status).toBe(404);
+    expect((await http(ctx.a, `/api/files/${stored.id}`, { headers: BOB })).status).toBe(404);
   });
 
   it('run a tool on B over a file uploaded through A; its output is stored where A serves it', async () => {
     const content = Buffer.from('one\ntwo\nthree\n');
-    await uploadOk(a, 'lines.txt', content, ALICE);
+    await uploadOk(ctx.a, 'lines.txt', content, ALICE);
     const callId = await startCallOk(
-      b,
+      ctx.b,
       {
         server: 'inject',
         tool: 'analyze_document',
@@ -57,18 +45,18 @@ describe('two instances sharing PostgreSQL, S3 and a token key', () => {
       ALICE,
     );
     const settled = await settledCall<{ status: string; response?: { storedFiles?: { id: string }[] } }>(
-      b,
+      ctx.b,
       callId,
       ALICE,
       60_000,
     );
     expect(settled.status, JSON.stringify(settled)).toBe('finished');
 
-    const onA = (await http(a, '/api/files?limit=100', { headers: ALICE })).json<{ items: FileJson[] }>()
+    const onA = (await http(ctx.a, '/api/files?limit=100', { headers: ALICE })).json<{ items: FileJson[] }>()
       .items;
     const analysis = onA.find((file) => file.name !== 'lines.txt' && file.name !== 'shared.txt');
     expect(analysis, JSON.stringify(onA.map((f) => f.name))).toBeDefined();
-    const report = await http(a, `/api/files/${analysis?.id}/content`, { headers: ALICE });
+    const report = await http(ctx.a, `/api/files/${analysis?.id}/content`, { headers: ALICE });
     expect(report.status).toBe(200);
     // The tool hashed the bytes it was handed: the instance that ran it read them from S3.
     expect(report.text).toContain(sha256(content));

@@ -5,20 +5,17 @@
 // user.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { userEventKeys } from '../../src/events/redis-user-events.js';
 import { createWorkspaceJanitor } from '../../src/workspaces/workspace-janitor.js';
 import { collectSse, openSse } from '../support/sse.js';
 import { ALICE, http, settledCall, uploadOk } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
-let cluster: TestCluster;
-let a: string;
-let b: string;
 let workspacesOfB: string;
 
-beforeAll(async () => {
-  cluster = await startTestCluster({
+const ctx = useTestCluster(() =>
+  startTestCluster({
     app: { auth: { mode: 'proxy', proxySecret: 'test-proxy-secret-0123456789' } },
     // As `ferry start` has it: a janitor that removes a user's workspace and stops their servers.
     deps: ({ index, host, dir }) => {
@@ -32,23 +29,17 @@ beforeAll(async () => {
         }),
       };
     },
-  });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.close();
-});
+  }),
+);
 
 const listed = async (base: string) =>
   (await http(base, '/api/files', { headers: ALICE })).json<{ total: number; items: { id: string }[] }>();
 
 it("every instance drops its part: B's call cancelled, B's workspace gone, B forgets the owner id", async () => {
-  const { prefix, client } = cluster.redis;
-  await uploadOk(a, 'before.txt', 'before deletion', ALICE);
-  expect((await listed(b)).total).toBe(1); // B has her owner id cached now
-  const started = await http(b, '/api/calls', {
+  const { prefix, client } = ctx.cluster.redis;
+  await uploadOk(ctx.a, 'before.txt', 'before deletion', ALICE);
+  expect((await listed(ctx.b)).total).toBe(1); // B has her owner id cached now
+  const started = await http(ctx.b, '/api/calls', {
     method: 'POST',
     headers: { ...ALICE, 'content-type': 'application/json' },
     body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds: 30, steps: 30 } }),
@@ -58,7 +49,7 @@ it("every instance drops its part: B's call cancelled, B's workspace gone, B for
   const oldOwner = (await client.hget(`${prefix}call:{${callId}}`, 'owner')) as string;
   // Running: the tool has reported progress from B, so its workspace there exists.
   await collectSse<{ type: string; seq: number }>(
-    await openSse(b, `/api/calls/${callId}/events`, ALICE),
+    await openSse(ctx.b, `/api/calls/${callId}/events`, ALICE),
     (event) => event.seq,
     (event) => event.type === 'progress',
   );
@@ -66,7 +57,7 @@ it("every instance drops its part: B's call cancelled, B's workspace gone, B for
   expect(oldOwner).toBeTruthy();
   expect(await client.exists(userEventKeys(prefix, oldOwner).stream)).toBe(1);
 
-  const deleted = await http(a, '/api/users/alice', { method: 'DELETE', headers: ALICE });
+  const deleted = await http(ctx.a, '/api/users/alice', { method: 'DELETE', headers: ALICE });
   expect(deleted.status, deleted.text).toBe(200);
   expect(deleted.json()).toEqual({
     username: 'alice',
@@ -82,17 +73,17 @@ it("every instance drops its part: B's call cancelled, B's workspace gone, B for
   expect(await client.exists(userEventKeys(prefix, oldOwner).stream)).toBe(0);
 
   // Signing in again through B is the same new, empty user A sees.
-  expect((await listed(b)).total).toBe(0);
-  const after = await uploadOk(b, 'after.txt', 'after deletion', ALICE);
-  expect((await listed(a)).items.map((item) => item.id)).toEqual([after.id]);
-  expect((await listed(b)).items.map((item) => item.id)).toEqual([after.id]);
-  const again = await http(a, '/api/calls', {
+  expect((await listed(ctx.b)).total).toBe(0);
+  const after = await uploadOk(ctx.b, 'after.txt', 'after deletion', ALICE);
+  expect((await listed(ctx.a)).items.map((item) => item.id)).toEqual([after.id]);
+  expect((await listed(ctx.b)).items.map((item) => item.id)).toEqual([after.id]);
+  const again = await http(ctx.a, '/api/calls', {
     method: 'POST',
     headers: { ...ALICE, 'content-type': 'application/json' },
     body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds: 0, steps: 1 } }),
   });
   expect(again.status, again.text).toBe(202);
   const newCall = again.json<{ callId: string }>().callId;
-  expect((await settledCall<{ status: string }>(b, newCall, ALICE)).status).toBe('finished');
+  expect((await settledCall<{ status: string }>(ctx.b, newCall, ALICE)).status).toBe('finished');
   expect(await client.hget(`${prefix}call:{${newCall}}`, 'owner')).not.toBe(oldOwner);
 });

@@ -3,10 +3,10 @@
 // sequence per user however the two publish, and a reconnect on either replays from the shared
 // stream. Each test has a user of its own, so its ids start at 1.
 import type { IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectSse, openSse } from '../support/sse.js';
 import { asUser, http, startCallOk, uploadOk } from '../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../support/start-cluster.js';
+import { startTestCluster, useTestCluster } from '../support/start-cluster.js';
 
 interface UserEventJson {
   id: number;
@@ -17,19 +17,7 @@ interface UserEventJson {
   event?: { type: string; callId: string; seq: number };
 }
 
-let cluster: TestCluster;
-let a: string;
-let b: string;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.close();
-});
+const ctx = useTestCluster(() => startTestCluster());
 
 function openStream(base: string, headers: Record<string, string>): Promise<IncomingMessage> {
   return openSse(base, '/api/events', headers);
@@ -54,12 +42,12 @@ const uploads = (all: UserEventJson[]) =>
 describe('user events shared through Redis', () => {
   it('an upload and a rename through A reach the stream on B', async () => {
     const user = asUser('carol');
-    const onB = collect(await openStream(b, user), (all) => all.some((e) => e.reason === 'renamed'));
+    const onB = collect(await openStream(ctx.b, user), (all) => all.some((e) => e.reason === 'renamed'));
     // B's stream is following once its headers are out: what A publishes from now on reaches it.
     let file: { id: string } | undefined;
     const renamedOnA = async () => {
-      file = await uploadOk(a, 'sales.csv', 'region,sales\nNorth,1\n', user);
-      const renamed = await http(a, `/api/files/${file.id}`, {
+      file = await uploadOk(ctx.a, 'sales.csv', 'region,sales\nNorth,1\n', user);
+      const renamed = await http(ctx.a, `/api/files/${file.id}`, {
         method: 'PATCH',
         headers: { ...user, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'q3.csv' }),
@@ -76,10 +64,10 @@ describe('user events shared through Redis', () => {
 
   it("a call started on B shows on A's stream, every event of it once and in order", async () => {
     const user = asUser('dave');
-    const onA = collect(await openStream(a, user), (all) =>
+    const onA = collect(await openStream(ctx.a, user), (all) =>
       all.some((e) => e.type === 'call' && e.event?.type === 'finished'),
     );
-    const started = await http(b, '/api/calls', {
+    const started = await http(ctx.b, '/api/calls', {
       method: 'POST',
       headers: { ...user, 'content-type': 'application/json' },
       body: JSON.stringify({ server: 'slow', tool: 'slow_task', arguments: { seconds: 0.2, steps: 2 } }),
@@ -98,14 +86,14 @@ describe('user events shared through Redis', () => {
   it("a file uploaded through A and a tool run on B over it: A's stream shows the upload, the call and its output", async () => {
     const user = asUser('fay');
     const onA = collect(
-      await openStream(a, user),
+      await openStream(ctx.a, user),
       (all) =>
         all.some((e) => e.type === 'files_changed' && e.reason === 'stored') &&
         all.some((e) => e.type === 'call' && e.event?.type === 'finished'),
     );
-    const upload = await uploadOk(a, 'notes.txt', 'alpha\nbeta\n', user);
+    const upload = await uploadOk(ctx.a, 'notes.txt', 'alpha\nbeta\n', user);
     const callId = await startCallOk(
-      b,
+      ctx.b,
       {
         server: 'inject',
         tool: 'analyze_document',
@@ -125,7 +113,7 @@ describe('user events shared through Redis', () => {
     const output = stored?.fileIds?.[0] as string;
     expect(output).toBeTruthy();
     expect(output).not.toBe(upload.id);
-    const served = await http(a, `/api/files/${output}`, { headers: user });
+    const served = await http(ctx.a, `/api/files/${output}`, { headers: user });
     expect(served.status, served.text).toBe(200);
     expect(served.json<{ name: string }>().name).toMatch(/^analysis_notes/);
   });
@@ -133,10 +121,10 @@ describe('user events shared through Redis', () => {
   it('publishes racing on A and B get one growing id sequence, the same on both; a reconnect replays the rest', async () => {
     const user = asUser('erin');
     const COUNT = 8;
-    const onA = collect(await openStream(a, user), (all) => uploads(all).length >= COUNT);
-    const onB = collect(await openStream(b, user), (all) => uploads(all).length >= COUNT);
+    const onA = collect(await openStream(ctx.a, user), (all) => uploads(all).length >= COUNT);
+    const onB = collect(await openStream(ctx.b, user), (all) => uploads(all).length >= COUNT);
     await Promise.all(
-      Array.from({ length: COUNT }, (_, i) => uploadOk(i % 2 ? b : a, `f${i}.txt`, String(i), user)),
+      Array.from({ length: COUNT }, (_, i) => uploadOk(i % 2 ? ctx.b : ctx.a, `f${i}.txt`, String(i), user)),
     );
     const [seenOnA, seenOnB] = [await onA, await onB];
     // Consecutive ids from 1, none repeated, in the same order on both instances.
@@ -148,9 +136,9 @@ describe('user events shared through Redis', () => {
     // Reconnect on A from the third: exactly the later ones, then the live one, no repeat.
     const from = 3;
     const last = COUNT;
-    const again = await openStream(a, { ...user, 'last-event-id': String(from) });
+    const again = await openStream(ctx.a, { ...user, 'last-event-id': String(from) });
     const replayed = collect(again, (all) => all.some((e) => e.id > last));
-    await uploadOk(b, 'after.txt', 'y', user);
+    await uploadOk(ctx.b, 'after.txt', 'y', user);
     const replayedEvents = await replayed;
     // The same events as they went out live, body and time.
     expect(replayedEvents.slice(0, last - from)).toEqual(seenOnA.slice(from));

@@ -9,6 +9,7 @@ import type { OpenedStorage } from '@ferry/storage';
 import { createTestSchema, type TestSchema } from '@ferry/test-helpers/postgres';
 import { createTestRedis, type TestRedis } from '@ferry/test-helpers/redis';
 import { type S3TestServer, startS3Server } from '@ferry/test-helpers/s3-server';
+import { afterAll, beforeAll } from 'vitest';
 import type { AppDeps } from '../../src/app.js';
 import type { AppConfigInput } from '../../src/config/app-config.js';
 import { createSharedState, type SharedState } from '../../src/shared/shared-state.js';
@@ -107,4 +108,53 @@ export async function startTestCluster(options: StartTestClusterOptions = {}): P
     await closeAll();
     throw error;
   }
+}
+
+/** A cluster as a test file reads it: each getter throws until beforeAll has started the cluster. */
+export interface ClusterContext<C> {
+  readonly cluster: C;
+  /** The first instance's URL. */
+  readonly a: string;
+  /** The second instance's URL. */
+  readonly b: string;
+}
+
+/**
+ * Starts the cluster in beforeAll (60 s) and closes it in afterAll, for a test file or a describe.
+ * Vitest runs afterAll hooks last-registered first, so services registered before this call (a
+ * bucket's server the cluster is built over) start before the cluster and stop after it closes;
+ * hooks registered after it run with the cluster started and end before it closes.
+ */
+export function useTestCluster<C extends { instances: { url: string }[]; close(): Promise<void> }>(
+  start: () => Promise<C>,
+): ClusterContext<C> {
+  let started: C | undefined;
+  beforeAll(async () => {
+    started = await start();
+  }, 60_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  const cluster = (): C => {
+    if (!started)
+      throw new Error('The cluster has not started: read it in a test or in a hook after useTestCluster');
+    return started;
+  };
+  const url = (index: number): string => {
+    const instance = cluster().instances[index];
+    if (!instance)
+      throw new Error(`The cluster has no instance ${index} (it has ${cluster().instances.length})`);
+    return instance.url;
+  };
+  return {
+    get cluster() {
+      return cluster();
+    },
+    get a() {
+      return url(0);
+    },
+    get b() {
+      return url(1);
+    },
+  };
 }

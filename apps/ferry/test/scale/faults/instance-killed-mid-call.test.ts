@@ -20,10 +20,11 @@ import {
   expectListedWhole,
   expectNoRowWithoutBlob,
 } from '../../support/fault-checks.js';
-import { type FaultCluster, startFaultCluster } from '../../support/fault-cluster.js';
+import { startFaultCluster } from '../../support/fault-cluster.js';
 import { commandOf, descendantsOf, type FerryChild, startFerryChild } from '../../support/ferry-child.js';
 import { collectSse, openSse } from '../../support/sse.js';
 import { ALICE, http, PROXY_SECRET, REPO_ROOT, settledCall, uploadOk } from '../../support/start-app.js';
+import { useTestCluster } from '../../support/start-cluster.js';
 
 const HEARTBEAT_MS = 200;
 /** The reaper ends a dead instance's call within the TTL (3 heartbeats) and a sweep or two more. */
@@ -45,26 +46,33 @@ interface UserEventJson {
 }
 
 let s3: S3TestServer;
-let cluster: FaultCluster;
-let a: string;
 let dir: string;
 let b: FerryChild | undefined;
 /** What the first test saw of the reaped call on A's user stream, and the failure on its call stream. */
 let userCallEvents: UserEventJson[] = [];
 let reapedFailure: CallEventJson | undefined;
 
+// Registered before the cluster's hooks: s3rver starts first, and it and B's directory go after
+// the cluster closes.
 beforeAll(async () => {
   s3 = await startS3Server();
-  cluster = await startFaultCluster({ s3, redisUrl: SYSTEM_REDIS, count: 1 });
-  a = cluster.instances[0]?.url as string;
+}, 60_000);
+
+afterAll(async () => {
+  await s3?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const ctx = useTestCluster(() => startFaultCluster({ s3, redisUrl: SYSTEM_REDIS, count: 1 }));
+
+// Registered after the cluster's hooks: B's directory is made once the cluster runs, and B is
+// killed before the cluster closes.
+beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ferry-fault-instance-'));
 }, 60_000);
 
 afterAll(async () => {
   await b?.kill();
-  await cluster?.close();
-  await s3?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** B, as its supervisor starts it: `sandbox` is FERRY_SANDBOX (default: auto, bubblewrap here). */
@@ -73,8 +81,8 @@ function startB(sandbox?: 'off'): Promise<FerryChild> {
     dir,
     config: {
       auth: { mode: 'proxy', proxySecret: PROXY_SECRET },
-      redis: { url: cluster.redis?.url, prefix: cluster.redis?.prefix, heartbeatMs: HEARTBEAT_MS },
-      storage: cluster.storage,
+      redis: { url: ctx.cluster.redis?.url, prefix: ctx.cluster.redis?.prefix, heartbeatMs: HEARTBEAT_MS },
+      storage: ctx.cluster.storage,
       servers: {
         slow: {
           transport: 'stdio',
@@ -123,7 +131,7 @@ async function killMidCall(instance: FerryChild): Promise<KilledCall> {
   let killedAt = 0;
   let killing: Promise<void> | undefined;
   const events = await collectSse<CallEventJson>(
-    await openBounded(a, `/api/calls/${callId}/events`, 30_000),
+    await openBounded(ctx.a, `/api/calls/${callId}/events`, 30_000),
     (e) => e.seq,
     (event) => {
       if (event.type === 'progress' && !killing) {
@@ -164,7 +172,7 @@ it("ends a killed instance's call as failed on the other's streams, leaves no se
   b = await startB();
   const acked: AckedFile[] = [await uploadOk(b.url, 'from-b.csv', 'region,sales\nNorth,1\n', ALICE)];
 
-  const userResponse = await openBounded(a, '/api/events', 30_000);
+  const userResponse = await openBounded(ctx.a, '/api/events', 30_000);
   const userStream = collectSse<UserEventJson>(
     userResponse,
     (e) => e.id,
@@ -179,7 +187,7 @@ it("ends a killed instance's call as failed on the other's streams, leaves no se
   clearTimeout(grace);
   reapedFailure = killed.events.at(-1);
   expect(userCallEvents.map((e) => e.event?.type)).toContain('progress');
-  expect((await settledCall<{ status: string }>(a, killed.callId, ALICE)).status).toBe('failed');
+  expect((await settledCall<{ status: string }>(ctx.a, killed.callId, ALICE)).status).toBe('failed');
   // Sandboxed (bubblewrap, --die-with-parent): the server and the wrapper around it die with B.
   await expectNoSurvivors(killed);
 
@@ -194,7 +202,7 @@ it("ends a killed instance's call as failed on the other's streams, leaves no se
   });
   expect(again.status, again.text).toBe(202);
   expect(
-    (await settledCall<{ status: string }>(a, again.json<{ callId: string }>().callId, ALICE)).status,
+    (await settledCall<{ status: string }>(ctx.a, again.json<{ callId: string }>().callId, ALICE)).status,
   ).toBe('finished');
   await expectIntact(b.url, ALICE, acked);
 
@@ -203,9 +211,9 @@ it("ends a killed instance's call as failed on the other's streams, leaves no se
   expectReaped(killedAgain);
   await expectNoSurvivors(killedAgain);
 
-  await expectIntact(a, ALICE, acked);
-  await expectListedWhole(a, [ALICE]);
-  await expectNoRowWithoutBlob(cluster.storage);
+  await expectIntact(ctx.a, ALICE, acked);
+  await expectListedWhole(ctx.a, [ALICE]);
+  await expectNoRowWithoutBlob(ctx.cluster.storage);
   // Two starts of a real `ferry start` (tsx compiles on each) take most of it: ~25 s here alone.
 }, 90_000);
 

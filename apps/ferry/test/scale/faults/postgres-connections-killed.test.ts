@@ -17,8 +17,9 @@ import {
   listedFiles,
   sha256Of,
 } from '../../support/fault-checks.js';
-import { type FaultCluster, startFaultCluster } from '../../support/fault-cluster.js';
+import { startFaultCluster } from '../../support/fault-cluster.js';
 import { ALICE, type FileJson, type HttpResult, http, upload, uploadOk } from '../../support/start-app.js';
+import { useTestCluster } from '../../support/start-cluster.js';
 
 const APPLICATION_NAME = `ferry_fault_pg_${randomBytes(4).toString('hex')}`;
 /** Operations of each kind, spread over both instances. */
@@ -27,21 +28,17 @@ const EACH = 8;
 const REQUEST_BOUND_MS = 20_000;
 
 let s3: S3TestServer;
-let cluster: FaultCluster;
-let a: string;
-let b: string;
 
+// Registered before the cluster's hooks: s3rver starts first and stops after the cluster closes.
 beforeAll(async () => {
   s3 = await startS3Server();
-  cluster = await startFaultCluster({ s3, pgApplicationName: APPLICATION_NAME });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
 }, 60_000);
 
 afterAll(async () => {
-  await cluster?.close();
   await s3?.stop();
 });
+
+const ctx = useTestCluster(() => startFaultCluster({ s3, pgApplicationName: APPLICATION_NAME }));
 
 /** Spreads the writes over several kill rounds: operation `index` starts `index` × 25 ms in. */
 function staggered(index: number): Promise<void> {
@@ -71,7 +68,7 @@ it('keeps every acknowledged write and serves again after its connections are ki
   // Files to rename and delete, stored before the fault.
   const base: AckedFile[] = [];
   for (let index = 0; index < 2 * EACH; index++) {
-    base.push(await uploadOk(index % 2 ? b : a, `base-${index}.txt`, `base file ${index}\n`, ALICE));
+    base.push(await uploadOk(index % 2 ? ctx.b : ctx.a, `base-${index}.txt`, `base file ${index}\n`, ALICE));
   }
   const toRename = base.slice(0, EACH);
   const toDelete = base.slice(EACH);
@@ -91,7 +88,7 @@ it('keeps every acknowledged write and serves again after its connections are ki
     const bytes = randomBytes(64 * 1024 + index);
     await staggered(index);
     const result = await bounded(
-      upload(index % 2 ? a : b, `new-${index}.bin`, bytes, ALICE),
+      upload(index % 2 ? ctx.a : ctx.b, `new-${index}.bin`, bytes, ALICE),
       `upload ${index}`,
     );
     return { index, bytes, result };
@@ -99,7 +96,7 @@ it('keeps every acknowledged write and serves again after its connections are ki
   const renames = toRename.map(async (file, index) => {
     await staggered(index);
     const result = await bounded(
-      http(index % 2 ? b : a, `/api/files/${file.id}`, {
+      http(index % 2 ? ctx.b : ctx.a, `/api/files/${file.id}`, {
         method: 'PATCH',
         headers: { ...ALICE, 'content-type': 'application/json' },
         body: JSON.stringify({ name: `renamed-${index}.txt` }),
@@ -111,7 +108,7 @@ it('keeps every acknowledged write and serves again after its connections are ki
   const deletes = toDelete.map(async (file, index) => {
     await staggered(index);
     const result = await bounded(
-      http(index % 2 ? a : b, `/api/files/${file.id}`, { method: 'DELETE', headers: ALICE }),
+      http(index % 2 ? ctx.a : ctx.b, `/api/files/${file.id}`, { method: 'DELETE', headers: ALICE }),
       `delete ${file.name}`,
     );
     return { file, result };
@@ -145,15 +142,15 @@ it('keeps every acknowledged write and serves again after its connections are ki
   }
 
   // Both instances serve again: their pools open fresh connections.
-  for (const base of [a, b]) {
+  for (const base of [ctx.a, ctx.b]) {
     const ready = await http(base, '/readyz');
     expect(ready.status, ready.text).toBe(200);
     acked.push(
-      await uploadOk(base, `after-${base === a ? 'a' : 'b'}.txt`, `after the fault on ${base}\n`, ALICE),
+      await uploadOk(base, `after-${base === ctx.a ? 'a' : 'b'}.txt`, `after the fault on ${base}\n`, ALICE),
     );
   }
 
-  const listed = new Map((await listedFiles(a, ALICE)).map((file) => [file.id, file]));
+  const listed = new Map((await listedFiles(ctx.a, ALICE)).map((file) => [file.id, file]));
   for (const { file, index, result } of renamed) {
     const now = listed.get(file.id);
     if (result.status === 200) {
@@ -177,9 +174,9 @@ it('keeps every acknowledged write and serves again after its connections are ki
     }
   }
 
-  await expectIntact(b, ALICE, acked);
-  await expectListedWhole(b, [ALICE]);
-  const report = await expectNoRowWithoutBlob(cluster.storage);
+  await expectIntact(ctx.b, ALICE, acked);
+  await expectListedWhole(ctx.b, [ALICE]);
+  const report = await expectNoRowWithoutBlob(ctx.cluster.storage);
   // Blobs whose row never committed (an upload that failed after its bytes were stored) are
   // allowed: fsck finds them and --repair removes them. Everything failed is counted here.
   expect(report.orphanBlobs.found).toBeLessThanOrEqual(failures);

@@ -13,10 +13,11 @@ import {
   expectListedWhole,
   expectNoRowWithoutBlob,
 } from '../../support/fault-checks.js';
-import { type FaultCluster, startFaultCluster } from '../../support/fault-cluster.js';
+import { startFaultCluster } from '../../support/fault-cluster.js';
 import { type KillableRedis, startKillableRedis } from '../../support/killable-services.js';
 import { collectSse, openSse } from '../../support/sse.js';
 import { ALICE, http, settledCall, uploadOk } from '../../support/start-app.js';
+import { useTestCluster } from '../../support/start-cluster.js';
 
 /** Redis back, every shared part working again within this. */
 const RECOVERY_BOUND_MS = 15_000;
@@ -34,23 +35,20 @@ interface UserEventJson {
 
 let redis: KillableRedis;
 let s3: S3TestServer;
-let cluster: FaultCluster;
-let a: string;
-let b: string;
 
+// Registered before the cluster's hooks: Redis and s3rver start first and stop after the cluster
+// closes.
 beforeAll(async () => {
   redis = await startKillableRedis();
   s3 = await startS3Server();
-  cluster = await startFaultCluster({ s3, redisUrl: redis.url });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
 }, 60_000);
 
 afterAll(async () => {
-  await cluster?.close();
   await s3?.stop();
   await redis?.stop();
 });
+
+const ctx = useTestCluster(() => startFaultCluster({ s3, redisUrl: redis.url }));
 
 async function startSlow(base: string, seconds: number, steps: number): Promise<string> {
   const started = await http(base, '/api/calls', {
@@ -93,24 +91,24 @@ async function readyzBecomes(base: string, status: number): Promise<Record<strin
 }
 
 it('serves calls, cancels and the event stream again after Redis restarts, and says so in /readyz meanwhile', async () => {
-  const acked: AckedFile[] = [await uploadOk(a, 'before.csv', 'region,sales\nNorth,1\n', ALICE)];
-  const first = await startSlow(a, 0.2, 2);
-  expect((await followed(b, first)).at(-1)?.type).toBe('finished');
+  const acked: AckedFile[] = [await uploadOk(ctx.a, 'before.csv', 'region,sales\nNorth,1\n', ALICE)];
+  const first = await startSlow(ctx.a, 0.2, 2);
+  expect((await followed(ctx.b, first)).at(-1)?.type).toBe('finished');
 
   await redis.kill();
-  for (const base of [a, b]) {
+  for (const base of [ctx.a, ctx.b]) {
     const down = await readyzBecomes(base, 503);
     expect(down).toMatchObject({ checks: { redis: { ok: false } } });
   }
 
   await redis.restart();
   const restarted = performance.now();
-  for (const base of [a, b]) await readyzBecomes(base, 200);
+  for (const base of [ctx.a, ctx.b]) await readyzBecomes(base, 200);
 
   // A new call on A, followed on B to its end, at the first try.
   const followedAfter = await (async () => {
-    const callId = await startSlow(a, 0.2, 2);
-    const events = await followed(b, callId);
+    const callId = await startSlow(ctx.a, 0.2, 2);
+    const events = await followed(ctx.b, callId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events[0]?.type).toBe('started');
     expect(events.filter((e) => e.type === 'progress')).toHaveLength(2);
@@ -120,13 +118,13 @@ it('serves calls, cancels and the event stream again after Redis restarts, and s
 
   // A call running on A cancelled through B.
   const cancelled = await (async () => {
-    const callId = await startSlow(a, 20, 40);
+    const callId = await startSlow(ctx.a, 20, 40);
     const events = await collectSse<CallEventJson>(
-      await openBounded(b, `/api/calls/${callId}/events`),
+      await openBounded(ctx.b, `/api/calls/${callId}/events`),
       (e) => e.seq,
       (event) => {
         if (event.type === 'started') {
-          void http(b, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE }).then((answer) =>
+          void http(ctx.b, `/api/calls/${callId}`, { method: 'DELETE', headers: ALICE }).then((answer) =>
             expect(answer.status, answer.text).toBe(202),
           );
         }
@@ -134,26 +132,26 @@ it('serves calls, cancels and the event stream again after Redis restarts, and s
       },
     );
     expect(events.at(-1)?.type).toBe('cancelled');
-    return settledCall<{ status: string }>(a, callId, ALICE);
+    return settledCall<{ status: string }>(ctx.a, callId, ALICE);
   })();
   expect(cancelled.status).toBe('cancelled');
 
   // The user's event stream on B sees an upload on A.
   const seen = await (async () => {
-    const stream = await openBounded(b, '/api/events');
+    const stream = await openBounded(ctx.b, '/api/events');
     expect(stream.statusCode).toBe(200);
     const events = collectSse<UserEventJson>(
       stream,
       (e) => e.id,
       (event) => event.type === 'files_changed' && event.reason === 'uploaded',
     );
-    acked.push(await uploadOk(a, `after-${acked.length}.csv`, 'region,sales\nSouth,2\n', ALICE));
+    acked.push(await uploadOk(ctx.a, `after-${acked.length}.csv`, 'region,sales\nSouth,2\n', ALICE));
     return events;
   })();
   expect(seen.at(-1)).toMatchObject({ type: 'files_changed', reason: 'uploaded' });
   expect(performance.now() - restarted).toBeLessThan(RECOVERY_BOUND_MS);
 
-  await expectIntact(b, ALICE, acked);
-  await expectListedWhole(a, [ALICE]);
-  await expectNoRowWithoutBlob(cluster.storage);
+  await expectIntact(ctx.b, ALICE, acked);
+  await expectListedWhole(ctx.a, [ALICE]);
+  await expectNoRowWithoutBlob(ctx.cluster.storage);
 }, 60_000);

@@ -16,9 +16,10 @@ import {
   listedFiles,
   sha256Of,
 } from '../../support/fault-checks.js';
-import { type FaultCluster, startFaultCluster } from '../../support/fault-cluster.js';
+import { startFaultCluster } from '../../support/fault-cluster.js';
 import { type KillableS3, startKillableS3 } from '../../support/killable-services.js';
 import { ALICE, type FileJson, uploadOk } from '../../support/start-app.js';
+import { useTestCluster } from '../../support/start-cluster.js';
 
 const MIB = 1024 * 1024;
 /** Six parts of the driver's 8 MiB: lib-storage sends them four at a time. */
@@ -28,21 +29,17 @@ const CHUNK_BYTES = MIB;
 const ANSWER_BOUND_MS = 30_000;
 
 let s3: KillableS3;
-let cluster: FaultCluster;
-let a: string;
-let b: string;
 
+// Registered before the cluster's hooks: s3rver starts first and stops after the cluster closes.
 beforeAll(async () => {
   s3 = await startKillableS3();
-  cluster = await startFaultCluster({ s3 });
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
 }, 60_000);
 
 afterAll(async () => {
-  await cluster?.close();
   await s3?.stop();
 });
+
+const ctx = useTestCluster(() => startFaultCluster({ s3 }));
 
 /** Random bytes once; every chunk is them stamped with its index, so no two parts are alike. */
 const BASE_CHUNK = randomBytes(CHUNK_BYTES);
@@ -126,13 +123,13 @@ function streamUpload(base: string, name: string, between: (sent: number) => Pro
 
 it('fails an upload whose store dies mid-multipart with a clear 5xx, lists nothing, and works after the restart', async () => {
   const small = Buffer.from('region,sales\nNorth,1\n');
-  const before = await uploadOk(a, 'before.csv', small, ALICE);
+  const before = await uploadOk(ctx.a, 'before.csv', small, ALICE);
   expect(before.sha256).toBe(sha256Of(small));
   const acked: AckedFile[] = [before];
 
   // Kill once a part is stored: the multipart upload is under way, its first parts in S3.
   let killedAt = -1;
-  const failed = await streamUpload(a, 'big.bin', async (sent) => {
+  const failed = await streamUpload(ctx.a, 'big.bin', async (sent) => {
     if (killedAt >= 0) return;
     const deadline = performance.now() + 10_000;
     // Nothing to await for a part landing in s3rver's directory: look before each chunk, and once
@@ -159,20 +156,20 @@ it('fails an upload whose store dies mid-multipart with a clear 5xx, lists nothi
 
   await s3.restart();
   // Nothing half-written is listed: only the file from before, on either instance.
-  expect((await listedFiles(a, ALICE)).map((file) => file.name)).toEqual(['before.csv']);
-  expect((await listedFiles(b, ALICE)).map((file) => file.name)).toEqual(['before.csv']);
+  expect((await listedFiles(ctx.a, ALICE)).map((file) => file.name)).toEqual(['before.csv']);
+  expect((await listedFiles(ctx.b, ALICE)).map((file) => file.name)).toEqual(['before.csv']);
 
   const digest = bigFileDigest();
-  const again = await streamUpload(a, 'big.bin', async () => {});
+  const again = await streamUpload(ctx.a, 'big.bin', async () => {});
   expect(again.status, again.body).toBe(201);
   const stored = (JSON.parse(again.body) as { files: FileJson[] }).files[0] as FileJson;
   expect(stored).toMatchObject({ name: 'big.bin', size: FILE_BYTES, sha256: digest });
   acked.push(stored);
 
-  await expectIntact(b, ALICE, acked);
-  await expectIntact(a, ALICE, acked);
-  expect((await expectListedWhole(b, [ALICE])).length).toBe(2);
-  const report = await expectNoRowWithoutBlob(cluster.storage);
+  await expectIntact(ctx.b, ALICE, acked);
+  await expectIntact(ctx.a, ALICE, acked);
+  expect((await expectListedWhole(ctx.b, [ALICE])).length).toBe(2);
+  const report = await expectNoRowWithoutBlob(ctx.cluster.storage);
   // The killed upload's object was never completed, so no blob without a row. Its parts cannot be
   // seen: s3rver has no ListMultipartUploads (fsck warns); real S3 keeps them until the sweep
   // aborts them.

@@ -3,7 +3,7 @@
 // in flight. The call, run on A and followed on B, must end `failed` with an error code and a
 // reason; the next call to the same server starts a new process and works; the files stored
 // before (an upload and a tool's outputs) are intact and nothing half-written is listed.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   type AckedFile,
   expectIntact,
@@ -13,7 +13,7 @@ import {
 } from '../../support/fault-checks.js';
 import { collectSse, openSse } from '../../support/sse.js';
 import { ALICE, settledCall, startCallOk, uploadOk } from '../../support/start-app.js';
-import { startTestCluster, type TestCluster } from '../../support/start-cluster.js';
+import { startTestCluster, type TestCluster, useTestCluster } from '../../support/start-cluster.js';
 
 interface EventJson {
   type: string;
@@ -30,19 +30,7 @@ interface CallDetail {
   } | null;
 }
 
-let cluster: TestCluster;
-let a: string;
-let b: string;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  a = cluster.instances[0]?.url as string;
-  b = cluster.instances[1]?.url as string;
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.close();
-});
+const ctx = useTestCluster(() => startTestCluster());
 
 function startCall(base: string, server: string, tool: string, args: Record<string, unknown>) {
   return startCallOk(base, { server, tool, arguments: args }, ALICE);
@@ -66,25 +54,27 @@ function storageOf(c: TestCluster): Record<string, unknown> {
 
 it('ends the call failed with a clear reason, restarts the server on the next call, loses no file', async () => {
   const csv = 'region,sales\nNorth,120\nSouth,80\n';
-  const acked: AckedFile[] = [await uploadOk(a, 'sales.csv', csv, { ...ALICE, 'content-type': 'text/csv' })];
-  const reportId = await startCall(a, 'report', 'csv_report', { filename: 'sales.csv', title: 'Q3' });
-  const report = await settledCall<CallDetail>(a, reportId, ALICE);
+  const acked: AckedFile[] = [
+    await uploadOk(ctx.a, 'sales.csv', csv, { ...ALICE, 'content-type': 'text/csv' }),
+  ];
+  const reportId = await startCall(ctx.a, 'report', 'csv_report', { filename: 'sales.csv', title: 'Q3' });
+  const report = await settledCall<CallDetail>(ctx.a, reportId, ALICE);
   expect(report.status).toBe('finished');
   // The outputs as My Files lists them right after the call: their sha256 is what must hold.
   const outputIds = new Set((report.response?.forUi?.files ?? []).map((file) => file.id));
   expect(outputIds.size).toBeGreaterThan(0);
-  const outputs = (await listedFiles(a, ALICE)).filter((file) => outputIds.has(file.id));
+  const outputs = (await listedFiles(ctx.a, ALICE)).filter((file) => outputIds.has(file.id));
   expect(outputs).toHaveLength(outputIds.size);
   acked.push(...outputs);
 
   // A slow call first, so the crash hits a server process that was already running.
-  const warm = await startCall(a, 'slow', 'slow_task', { seconds: 0, steps: 1 });
-  expect((await settledCall<CallDetail>(a, warm, ALICE)).status).toBe('finished');
+  const warm = await startCall(ctx.a, 'slow', 'slow_task', { seconds: 0, steps: 1 });
+  expect((await settledCall<CallDetail>(ctx.a, warm, ALICE)).status).toBe('finished');
 
-  const crashId = await startCall(a, 'slow', 'crash', {});
+  const crashId = await startCall(ctx.a, 'slow', 'crash', {});
   const started = performance.now();
   const onB = await collectSse<EventJson>(
-    await openSse(b, `/api/calls/${crashId}/events`, ALICE),
+    await openSse(ctx.b, `/api/calls/${crashId}/events`, ALICE),
     (e) => e.seq,
   );
   const ms = performance.now() - started;
@@ -97,17 +87,17 @@ it('ends the call failed with a clear reason, restarts the server on the next ca
   });
   // The process exit is seen at once, not by the 30 s watchdog.
   expect(ms).toBeLessThan(10_000);
-  const crashed = await settledCall<CallDetail>(b, crashId, ALICE);
+  const crashed = await settledCall<CallDetail>(ctx.b, crashId, ALICE);
   expect(crashed.status).toBe('failed');
   expect(crashed.response?.forUi?.files).toEqual([]);
 
   // The next call starts the server again and works.
-  const next = await startCall(a, 'slow', 'slow_task', { seconds: 0.1, steps: 2 });
-  const after = await settledCall<CallDetail>(a, next, ALICE);
+  const next = await startCall(ctx.a, 'slow', 'slow_task', { seconds: 0.1, steps: 2 });
+  const after = await settledCall<CallDetail>(ctx.a, next, ALICE);
   expect(after.status).toBe('finished');
 
-  await expectIntact(b, ALICE, acked);
-  const listed = await expectListedWhole(a, [ALICE]);
+  await expectIntact(ctx.b, ALICE, acked);
+  const listed = await expectListedWhole(ctx.a, [ALICE]);
   expect(listed.map((file) => file.id).sort()).toEqual(acked.map((file) => file.id).sort());
-  await expectNoRowWithoutBlob(storageOf(cluster));
+  await expectNoRowWithoutBlob(storageOf(ctx.cluster));
 }, 60_000);
