@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { FERRY_NODE_OPTIONS } from '../apps/ferry/bin/run-ferry.mjs';
+import { V8_OPTIONS } from '../apps/ferry/bin/run-ferry.mjs';
 
 export const MIB = 1024 * 1024;
 
@@ -334,7 +334,7 @@ export async function startFerryProcess(options: FerryProcessOptions): Promise<F
   const main = join(REPO_ROOT, 'apps/ferry/src/main.ts');
   const nodeArgs = options.nodeArgs ?? (process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args = [
-    ...(options.script ? [] : FERRY_NODE_OPTIONS),
+    ...(options.script ? [] : V8_OPTIONS),
     ...nodeArgs,
     '--import',
     import.meta.resolve('tsx'),

@@ -1,2 +1,2 @@
-export const FERRY_NODE_OPTIONS: readonly string[];
+export const V8_OPTIONS: readonly string[];
 export function runFerry(args: string[]): Promise<number>;

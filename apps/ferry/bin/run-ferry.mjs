@@ -19,11 +19,11 @@ const tsx = import.meta.resolve('tsx');
  * GiB. bench/upload.ts (`full_gcs`, 1 GiB up and down): without it 5 processes of 20 did, with
  * 56-77 full collections; with it 6 of 60, with 15-35, and the same speed otherwise.
  */
-export const FERRY_NODE_OPTIONS = ['--no-concurrent-array-buffer-sweeping'];
+export const V8_OPTIONS = ['--no-concurrent-array-buffer-sweeping'];
 
 /** Runs `ferry <args>`; resolves to its exit code. */
 export function runFerry(args) {
-  const nodeArgs = [...FERRY_NODE_OPTIONS, '--import', tsx, '--conditions=ferry-source', main];
+  const nodeArgs = [...V8_OPTIONS, '--import', tsx, '--conditions=ferry-source', main];
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     stdio: 'inherit',
   });

@@ -9,7 +9,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FERRY_NODE_OPTIONS } from '../bin/run-ferry.mjs';
+import { V8_OPTIONS } from '../bin/run-ferry.mjs';
 import { parseStream } from '../src/cli/sse-reader.js';
 import { startServer } from '../src/server.js';
 import { http, REPO_ROOT, settledCall, startCallOk, uploadOk } from './support/start-app.js';
@@ -280,7 +280,7 @@ describe('one Ferry per data directory; a failed start empties nothing', () => {
 
 describe('the process `ferry start` runs', () => {
   it('is a child Node given Ferry’s V8 options (bin/run-ferry.mjs)', async () => {
-    expect(FERRY_NODE_OPTIONS).toContain('--no-concurrent-array-buffer-sweeping');
+    expect(V8_OPTIONS).toContain('--no-concurrent-array-buffer-sweeping');
     const ferry = await startFerry(await configDir('v8-options', {}));
     try {
       const pid = ferry.child.pid as number;
@@ -290,7 +290,7 @@ describe('the process `ferry start` runs', () => {
       // Node options go before the script: after it they would be the script's arguments.
       const script = argv.findIndex((arg) => arg.endsWith('apps/ferry/src/main.ts'));
       expect(script).toBeGreaterThan(0);
-      for (const option of FERRY_NODE_OPTIONS) expect(argv.slice(0, script)).toContain(option);
+      for (const option of V8_OPTIONS) expect(argv.slice(0, script)).toContain(option);
     } finally {
       expect(await ferry.stop(), ferry.output()).toBe(0);
     }

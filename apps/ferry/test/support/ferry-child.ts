@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FERRY_NODE_OPTIONS } from '../../bin/run-ferry.mjs';
+import { V8_OPTIONS } from '../../bin/run-ferry.mjs';
 import { REPO_ROOT } from './start-app.js';
 
 const MAIN = join(REPO_ROOT, 'apps/ferry/src/main.ts');
@@ -39,7 +39,7 @@ export async function startFerryChild(options: FerryChildOptions): Promise<Ferry
   await writeFile(join(options.dir, 'ferry.config.json'), JSON.stringify(options.config, null, 2));
   const child = spawn(
     process.execPath,
-    [...FERRY_NODE_OPTIONS, '--import', TSX, '--conditions=ferry-source', MAIN, 'start', '--port', '0'],
+    [...V8_OPTIONS, '--import', TSX, '--conditions=ferry-source', MAIN, 'start', '--port', '0'],
     {
       cwd: options.dir,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
