@@ -295,8 +295,8 @@ export interface FerryProcessOptions {
   /** How long `ferry start` may take to print its URL. @default 60000 */
   startTimeoutMs?: number;
   /**
-   * Extra Node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-   * @default BENCH_FERRY_NODE_ARGS split on spaces, else none
+   * Node options the benchmark itself needs (e.g. --trace-gc). BENCH_FERRY_NODE_ARGS (split on
+   * spaces, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) comes first, whatever the benchmark adds.
    */
   nodeArgs?: string[];
   /**
@@ -332,7 +332,10 @@ export async function startFerryProcess(options: FerryProcessOptions): Promise<F
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('FERRY_')) env[name] = value;
   env.FERRY_LOG_LEVEL = 'warn';
   const main = join(REPO_ROOT, 'apps/ferry/src/main.ts');
-  const nodeArgs = options.nodeArgs ?? (process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [
+    ...(process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ...(options.nodeArgs ?? []),
+  ];
   const args = [
     ...(options.script ? [] : V8_OPTIONS),
     ...nodeArgs,

@@ -78,11 +78,7 @@ try {
   ferry = await startFerryProcess({
     dir,
     config: { servers: {}, storage: { dataDir: join(dir, 'ferry') } },
-    nodeArgs: [
-      ...(process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      '--import',
-      `data:text/javascript,${encodeURIComponent(LAG_MONITOR)}`,
-    ],
+    nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(LAG_MONITOR)}`],
   });
   const url = ferry.url;
   const lag = lagReader(ferry.pid);

@@ -77,7 +77,7 @@ try {
   ferry = await startFerryProcess({
     dir,
     config: { servers: {}, storage: { dataDir: join(dir, 'ferry') } },
-    nodeArgs: ['--trace-gc', ...(process.env.BENCH_FERRY_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    nodeArgs: ['--trace-gc'],
     onOutput: fullGcs.count,
   });
   const url = ferry.url;
@@ -86,17 +86,18 @@ try {
   // multipart plugin, SQLite statements) is not counted as growth.
   const warm = join(dir, 'warm.bin');
   await writeRandomFile(warm, MIB, 3);
-  const warmFile = await upload(url, warm, MIB, 'warm.bin');
-  await download(url, warmFile.id, join(dir, 'warm-down.bin'));
-  await deleteFile(url, warmFile.id);
+  const warmUp = async (base: string) => {
+    const warmFile = await upload(base, warm, MIB, 'warm.bin');
+    await download(base, warmFile.id, join(dir, 'warm-down.bin'));
+    await deleteFile(base, warmFile.id);
+  };
+  await warmUp(url);
   if (FORM === 'raw') {
     minimal = await startFerryProcess({
       dir,
       script: [join(REPO_ROOT, 'bench/support/minimal-file-server.ts'), join(dir, 'minimal')],
     });
-    const warmMinimal = await upload(minimal.url, warm, MIB, 'warm.bin');
-    await download(minimal.url, warmMinimal.id, join(dir, 'warm-down.bin'));
-    await deleteFile(minimal.url, warmMinimal.id);
+    await warmUp(minimal.url);
   }
   const baseline = procMemory(ferry.pid);
   if (!baseline) throw new Error('Ferry exited after the warm-up');

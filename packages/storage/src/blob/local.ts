@@ -304,11 +304,11 @@ class BatchWriter extends Writable {
   override _final(callback: (error?: Error | null) => void): void {
     // The caller fsyncs and closes the handle next: every write and a background datasync first.
     const finish = async () => {
-      while (this.writing) await this.writing;
-      if (this.failure) throw this.failure;
-      if (this.batchBytes > 0) this.startWrite();
-      while (this.writing) await this.writing;
-      if (this.failure) throw this.failure;
+      while (this.writing || this.batchBytes > 0) {
+        if (this.writing) await this.writing;
+        else this.startWrite();
+        if (this.failure) throw this.failure;
+      }
       await this.writeback?.catch(() => undefined);
     };
     finish().then(() => callback(), callback);
